@@ -4,7 +4,18 @@
 //! operands, performs DAT and program interruptions with Hercules' own macros and calls in.
 
 pub mod alerts;
+pub mod collect;
+pub mod console;
+pub mod counter;
 pub mod cpu;
+pub mod crypto;
+pub mod engine;
+pub mod ffi;
+pub mod glue;
+pub mod hoststore;
 pub mod model;
 pub mod pgm;
+pub mod program_param;
+pub mod runtime;
+pub mod sampling;
 pub mod storage;

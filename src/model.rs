@@ -135,6 +135,8 @@ pub struct MachineModel {
     pub dsdes: u16,
     /// Let S/370 and ESA/390 guests use the instructions too (off by default).
     pub all_architectures: bool,
+    /// Store trailer timestamps in STORE CLOCK EXTENDED format (T = 1) rather than STCK.
+    pub stcke_timestamps: bool,
 }
 
 /// Highest sampling rate per CPU the plugin sustains (samples per second of CPU time);
@@ -176,6 +178,7 @@ impl MachineModel {
             bsdes: 32,
             dsdes: 64,
             all_architectures: false,
+            stcke_timestamps: true,
         };
         m.extended_counters = m.max_extended_counters();
         m.set_cpu_speed(speed);

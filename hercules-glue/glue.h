@@ -1,0 +1,89 @@
+/* hcpumf: interface between the thin Hercules glue (C) and the Rust core.
+ *
+ * The glue decodes operands, performs DAT and storage access with Hercules' own macros and
+ * presents interruptions; every architectural decision is made by the Rust functions declared
+ * in include/hcpumf.h. This header is read by bindgen to give Rust the same layouts. */
+#ifndef HCPUMF_GLUE_H
+#define HCPUMF_GLUE_H
+
+#include <stdint.h>
+
+#define HCPUMF_MAX_CPU 64
+/* Largest store an instruction makes: STCCTM of a full extended set (160 counters). */
+#define HCPUMF_MAX_STORE 1280
+
+/* The issuing CPU at an instruction boundary (see src/cpu.rs, CpuView). */
+typedef struct hcpumf_view {
+    uint16_t cpu;
+    uint8_t arch;       /* 0 S/370, 1 ESA/390, 2 z/Architecture */
+    uint8_t problem;    /* PSW P */
+    uint8_t wait;       /* PSW W */
+    uint8_t dat;        /* PSW T */
+    uint8_t asc;        /* PSW AS */
+    uint8_t ext_mask;   /* PSW external mask */
+    uint8_t ilen;       /* instruction length */
+    uint8_t m3;         /* M3 field (STCCTM) */
+    uint8_t inst[6];    /* instruction text */
+    uint64_t ia;        /* address of the instruction */
+    uint64_t cr0;
+    uint64_t cr4;
+    uint64_t instcount; /* Hercules' instruction count of the CPU */
+    uint64_t tod;       /* TOD clock bits 0-63 */
+    uint64_t r1;        /* contents of the R1 register operand */
+    uint64_t r2;        /* contents of the R2 register operand */
+    uint64_t addr;      /* second-operand address */
+} hcpumf_view;
+
+/* What the glue must do after an instruction (filled in by hcpumf_execute). */
+typedef struct hcpumf_result {
+    uint16_t pgm;       /* program-interruption code, 0 for none */
+    int8_t cc;          /* condition code to set, -1 to leave it */
+    uint8_t set_r1;     /* 1: load r1 into general register R1 */
+    uint64_t r1;
+    uint32_t store_len; /* bytes of `store` to store at the second-operand address */
+    uint8_t store[HCPUMF_MAX_STORE];
+} hcpumf_result;
+
+/* Services of the glue that the Rust core calls (from any thread unless noted). */
+typedef struct hcpumf_host {
+    /* Write one console line (no trailing newline needed). */
+    void (*log)(const char *line);
+    /* Guest main storage origin and size in bytes. */
+    uint8_t *(*mainstor)(uint64_t *size);
+    /* Obtain (1) / release (0) the main-storage lock that serializes guest CDSG. */
+    void (*mainlock)(int obtain);
+    /* Set the reference and change bits of the frame holding an absolute address. */
+    void (*mark_changed)(uint64_t abs);
+    /* Make CPU `cpu` call hcpumf_tick at its next instruction boundary. 0 = armed. */
+    int (*arm)(uint16_t cpu);
+    /* Present a pending measurement alert to `cpu` if it sits in an enabled wait. */
+    void (*kick_waiting)(uint16_t cpu);
+    /* CPU-ID machine type (STIDP). */
+    uint16_t (*machine_type)(void);
+    /* Is CPU `cpu` configured? */
+    int (*cpu_online)(uint16_t cpu);
+    /* Highest CPU address that can be configured (MAX_CPU_ENGINES - 1). */
+    uint16_t (*max_cpu)(void);
+    /* Host CPU time consumed by CPU `cpu`'s thread, in nanoseconds (0 if offline). */
+    uint64_t (*thread_cputime_ns)(uint16_t cpu);
+    /* Hercules' instruction count of CPU `cpu` (0 if offline). */
+    uint64_t (*instcount)(uint16_t cpu);
+    /* Current TOD clock bits 0-63. */
+    uint64_t (*tod)(void);
+    /* Architecture mode of CPU `cpu`, 0-2, or 255 when offline; PSW bits in `state`:
+     * bit 0 problem, 1 wait, 2 stopped. */
+    uint8_t (*cpu_state)(uint16_t cpu, uint8_t *state);
+} hcpumf_host;
+
+/* The glue's HDL sections. The Rust cdylib exports hdl_depc, hdl_reso, hdl_init, hdl_dins
+ * and hdl_fini (only Rust's exports are visible in the plugin) and forwards to these, which
+ * the glue registers from a constructor when Hercules loads the module. */
+typedef struct hcpumf_hdl {
+    int (*depc)(void *vers);
+    void (*reso)(void *fent);
+    void (*init)(void *regi);
+    void (*dins)(void *dins);
+    int (*fini)(void);
+} hcpumf_hdl;
+
+#endif

@@ -1,0 +1,627 @@
+/* hcpumf: the thin Hercules 3.13 glue of the CPU-measurement facilities.
+ *
+ * This file only decodes operands, fetches and stores them through Hercules' own DAT and
+ * access-exception machinery, presents interruptions and moves data between REGS and the
+ * Rust core. Which exception, which condition code, which state change: all of that is
+ * decided in Rust (include/hcpumf.h).
+ *
+ * Like Hercules' own modules (crypto/dyncrypt.c) the file compiles itself once per
+ * architecture through the _GEN_ARCH self-include, so every instruction exists as s370_,
+ * s390_ and z900_ function. */
+
+#include "hstdinc.h"
+
+#ifndef _HCPUMF_GLUE_C_
+#define _HCPUMF_GLUE_C_
+#endif
+
+#include "hercules.h"
+#include "opcode.h"
+#include "inline.h"
+
+#include <pthread.h>
+#include <time.h>
+
+#include "glue.h"
+#include "hcpumf.h"
+
+/* The HDL entry points are exported by the Rust side (see hcpumf_hdl in glue.h). */
+#undef HDL_DEPC
+#undef HDL_RESO
+#undef HDL_INIT
+#undef HDL_FINI
+#undef HDL_DINS
+#define HDL_DEPC hcpumf_glue_depc
+#define HDL_RESO hcpumf_glue_reso
+#define HDL_INIT hcpumf_glue_init
+#define HDL_FINI hcpumf_glue_fini
+#define HDL_DINS hcpumf_glue_dins
+
+#ifndef HCPUMF_GLUE_ONCE
+#define HCPUMF_GLUE_ONCE
+/* Shared between the three architecture passes. */
+static hcpumf_host hcpumf_host_services;
+static volatile int hcpumf_armstate[MAX_CPU_ENGINES]; /* 0 idle, 1 arming, 2 armed */
+static FUNC hcpumf_saved[MAX_CPU_ENGINES][256];
+static FUNC *hcpumf_armed_table[MAX_CPU_ENGINES];
+static void hcpumf_disarm(int cpu);
+#endif
+
+#undef HCPUMF_GR
+#undef HCPUMF_SET_GR
+#undef HCPUMF_CR
+#undef HCPUMF_ARCH
+#if defined(FEATURE_ESAME)
+ #define HCPUMF_GR(_regs, _r) ((U64)(_regs)->GR_G(_r))
+ #define HCPUMF_SET_GR(_regs, _r, _v) ((_regs)->GR_G(_r) = (_v))
+ #define HCPUMF_CR(_regs, _r) ((U64)(_regs)->CR_G(_r))
+ #define HCPUMF_ARCH 2
+#else
+ #define HCPUMF_GR(_regs, _r) ((U64)(_regs)->GR_L(_r))
+ #define HCPUMF_SET_GR(_regs, _r, _v) ((_regs)->GR_L(_r) = (U32)(_v))
+ #define HCPUMF_CR(_regs, _r) ((U64)(_regs)->CR_L(_r))
+ #if defined(FEATURE_S370_CHANNEL)
+  #define HCPUMF_ARCH 0
+ #else
+  #define HCPUMF_ARCH 1
+ #endif
+#endif
+
+/* The issuing CPU's state, as the Rust core sees it (src/cpu.rs). */
+static void ARCH_DEP(hcpumf_view)(REGS *regs, BYTE inst[], hcpumf_view *v)
+{
+    int len = inst[0] < 0x40 ? 2 : inst[0] < 0xC0 ? 4 : 6;
+    memset(v, 0, sizeof(*v));
+    v->cpu = regs->cpuad;
+    v->arch = HCPUMF_ARCH;
+    v->problem = PROBSTATE(&regs->psw) ? 1 : 0;
+    v->wait = WAITSTATE(&regs->psw) ? 1 : 0;
+    v->dat = REAL_MODE(&regs->psw) ? 0 : 1;
+    v->asc = (regs->psw.asc >> 6) & 3;
+    v->ext_mask = (regs->psw.sysmask & PSW_EXTMASK) ? 1 : 0;
+    v->ilen = len;
+    memcpy(v->inst, inst, len);
+    v->cr0 = HCPUMF_CR(regs, 0);
+    v->cr4 = HCPUMF_CR(regs, 4);
+    v->instcount = INSTCOUNT(regs);
+}
+
+/* Apply the Rust core's decision about an instruction. */
+static void ARCH_DEP(hcpumf_finish)(REGS *regs, int r1, int b2, VADR addr, hcpumf_result *res)
+{
+    U32 done;
+    if (res->pgm)
+        ARCH_DEP(program_interrupt)(regs, res->pgm);
+    if (res->store_len) {
+        /* Access exceptions for the whole operand before any byte is stored. */
+        ARCH_DEP(validate_operand)(addr, b2, res->store_len - 1, ACCTYPE_WRITE, regs);
+        for (done = 0; done < res->store_len; done += 256) {
+            U32 n = res->store_len - done > 256 ? 256 : res->store_len - done;
+            ARCH_DEP(vstorec)(res->store + done, n - 1,
+                              (addr + done) & ADDRESS_MAXWRAP(regs), b2, regs);
+        }
+    }
+    if (res->set_r1)
+        HCPUMF_SET_GR(regs, r1, res->r1);
+    if (res->cc >= 0)
+        regs->psw.cc = res->cc;
+}
+
+/* S-format instructions with an 8- or 64-byte second operand to fetch (LPP, LCCTL, LPCTL,
+ * LSCTL) or a 64-byte block to store (QSI, QCTRI). */
+static void ARCH_DEP(hcpumf_s_format)(BYTE inst[], REGS *regs, U32 op, int fetch_len)
+{
+    int b2;
+    VADR addr;
+    hcpumf_view v;
+    hcpumf_result res;
+    BYTE operand[64];
+    U16 pgm;
+
+    ARCH_DEP(hcpumf_view)(regs, inst, &v);
+    S(inst, regs, b2, addr);
+    v.addr = addr;
+    pgm = hcpumf_precheck(op, &v);
+    if (pgm)
+        ARCH_DEP(program_interrupt)(regs, pgm);
+    if (fetch_len)
+        ARCH_DEP(vfetchc)(operand, fetch_len - 1, addr, b2, regs);
+    v.tod = tod_clock(regs) << 8;
+    hcpumf_execute(op, &v, operand, fetch_len, &res);
+    ARCH_DEP(hcpumf_finish)(regs, 0, b2, addr, &res);
+}
+
+/* RRE-format instructions: ECCTR, SCCTR, EPCTR, SPCTR, ECPGA. */
+static void ARCH_DEP(hcpumf_rre_format)(BYTE inst[], REGS *regs, U32 op)
+{
+    int r1, r2;
+    hcpumf_view v;
+    hcpumf_result res;
+    U16 pgm;
+
+    ARCH_DEP(hcpumf_view)(regs, inst, &v);
+    RRE(inst, regs, r1, r2);
+    v.r1 = HCPUMF_GR(regs, r1);
+    v.r2 = HCPUMF_GR(regs, r2);
+    pgm = hcpumf_precheck(op, &v);
+    if (pgm)
+        ARCH_DEP(program_interrupt)(regs, pgm);
+    hcpumf_execute(op, &v, NULL, 0, &res);
+    ARCH_DEP(hcpumf_finish)(regs, r1, 0, 0, &res);
+}
+
+DEF_INST(hcpumf_lpp)   { ARCH_DEP(hcpumf_s_format)(inst, regs, 0xB280, 8); }
+DEF_INST(hcpumf_lcctl) { ARCH_DEP(hcpumf_s_format)(inst, regs, 0xB284, 8); }
+DEF_INST(hcpumf_lpctl) { ARCH_DEP(hcpumf_s_format)(inst, regs, 0xB285, 8); }
+DEF_INST(hcpumf_qsi)   { ARCH_DEP(hcpumf_s_format)(inst, regs, 0xB286, 0); }
+DEF_INST(hcpumf_lsctl) { ARCH_DEP(hcpumf_s_format)(inst, regs, 0xB287, 64); }
+DEF_INST(hcpumf_qctri) { ARCH_DEP(hcpumf_s_format)(inst, regs, 0xB28E, 0); }
+DEF_INST(hcpumf_scctr) { ARCH_DEP(hcpumf_rre_format)(inst, regs, 0xB2E0); }
+DEF_INST(hcpumf_spctr) { ARCH_DEP(hcpumf_rre_format)(inst, regs, 0xB2E1); }
+DEF_INST(hcpumf_ecctr) { ARCH_DEP(hcpumf_rre_format)(inst, regs, 0xB2E4); }
+DEF_INST(hcpumf_epctr) { ARCH_DEP(hcpumf_rre_format)(inst, regs, 0xB2E5); }
+DEF_INST(hcpumf_ecpga) { ARCH_DEP(hcpumf_rre_format)(inst, regs, 0xB2ED); }
+
+/* EB17 STCCTM R1,M3,D2(B2) [RSY-b] */
+DEF_INST(hcpumf_stcctm)
+{
+    int r1, m3, b2;
+    VADR addr;
+    hcpumf_view v;
+    hcpumf_result res;
+    U16 pgm;
+
+    ARCH_DEP(hcpumf_view)(regs, inst, &v);
+    RSY(inst, regs, r1, m3, b2, addr);
+    v.r1 = HCPUMF_GR(regs, r1);
+    v.m3 = m3;
+    v.addr = addr;
+    pgm = hcpumf_precheck(0xEB17, &v);
+    if (pgm)
+        ARCH_DEP(program_interrupt)(regs, pgm);
+    hcpumf_execute(0xEB17, &v, NULL, 0, &res);
+    ARCH_DEP(hcpumf_finish)(regs, r1, b2, addr, &res);
+}
+
+/* Exported by libherc (esame.c) but not declared in its headers. */
+BYTE *ARCH_DEP(adjust_stfl_data)(int *data_len, REGS *regs);
+
+/* B2B0 STFLE: Hercules' list plus the facility bits the Rust core reports (40, 67, 68, 142).
+ * Replaced rather than patched because bit 142 lies beyond Hercules' 16-byte list. */
+DEF_INST(hcpumf_stfle)
+{
+#if defined(FEATURE_STORE_FACILITY_LIST_EXTENDED)
+    int b2, ndbl, nmax, data_len, cc;
+    VADR addr;
+    BYTE list[32];
+    BYTE *stfl;
+
+    S(inst, regs, b2, addr);
+    DW_CHECK(addr, regs);
+    memset(list, 0, sizeof(list));
+    stfl = ARCH_DEP(adjust_stfl_data)(&data_len, regs);
+    if (data_len > (int)sizeof(list))
+        data_len = sizeof(list);
+    memcpy(list, stfl, data_len);
+    data_len = hcpumf_facility_list(list, sizeof(list), data_len, HCPUMF_ARCH);
+    nmax = (data_len + 7) / 8;
+    ndbl = regs->GR_LHLCL(0) + 1;
+    if (ndbl >= nmax) {
+        ndbl = nmax;
+        cc = 0;
+    } else
+        cc = 3;
+    ARCH_DEP(vstorec)(list, ndbl * 8 - 1, addr, b2, regs);
+    regs->GR_LHLCL(0) = nmax - 1;
+    regs->psw.cc = cc;
+#else
+    /* Registered for z/Architecture only. */
+    ARCH_DEP(program_interrupt)(regs, PGM_OPERATION_EXCEPTION);
+    UNREFERENCED(inst);
+#endif
+}
+
+/* AE SIGP: Hercules performs the order; CPU reset and initial CPU reset orders that were
+ * accepted also reset the target's measurement state (SA23-2260: "CPU reset", "initial CPU
+ * reset"). */
+DEF_INST(hcpumf_sigp)
+{
+    int r1, r3, b2;
+    VADR addr;
+    U16 target;
+    BYTE order;
+
+    RS0(inst, regs, r1, r3, b2, addr);
+    order = addr & 0xFF;
+    target = regs->GR_LHL(r3);
+    ARCH_DEP(signal_processor)(inst, regs);
+    if (regs->psw.cc == 0 && (order == 0x0B || order == 0x0C))
+        hcpumf_cpu_reset(target, order == 0x0B ? 1 : 0);
+}
+
+#if defined(FEATURE_MESSAGE_SECURITY_ASSIST)
+/* CPACF instructions: pass through to Hercules' implementation and report the function and
+ * the host CPU time it took to the crypto-activity counters. */
+static void ARCH_DEP(hcpumf_cpacf)(BYTE inst[], REGS *regs, U32 op, zz_func real)
+{
+    struct timespec t0, t1;
+    U16 cpu = regs->cpuad;
+    U32 fc = regs->GR_L(0) & 0x7F;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    hcpumf_crypto_begin(cpu, op, fc);
+    real(inst, regs);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+    hcpumf_crypto_end(cpu, op, fc,
+                      (U64)(t1.tv_sec - t0.tv_sec) * 1000000000ULL + t1.tv_nsec - t0.tv_nsec);
+}
+DEF_INST(hcpumf_kimd) { ARCH_DEP(hcpumf_cpacf)(inst, regs, 0xB93E, ARCH_DEP(compute_intermediate_message_digest_r)); }
+DEF_INST(hcpumf_klmd) { ARCH_DEP(hcpumf_cpacf)(inst, regs, 0xB93F, ARCH_DEP(compute_last_message_digest_r)); }
+DEF_INST(hcpumf_km)   { ARCH_DEP(hcpumf_cpacf)(inst, regs, 0xB92E, ARCH_DEP(cipher_message_r)); }
+DEF_INST(hcpumf_kmc)  { ARCH_DEP(hcpumf_cpacf)(inst, regs, 0xB92F, ARCH_DEP(cipher_message_with_chaining_r)); }
+DEF_INST(hcpumf_kmac) { ARCH_DEP(hcpumf_cpacf)(inst, regs, 0xB91E, ARCH_DEP(compute_message_authentication_code_r)); }
+#else
+/* Registered only where the message-security assist exists. */
+DEF_INST(hcpumf_kimd) { UNREFERENCED(inst); ARCH_DEP(program_interrupt)(regs, PGM_OPERATION_EXCEPTION); }
+DEF_INST(hcpumf_klmd) { UNREFERENCED(inst); ARCH_DEP(program_interrupt)(regs, PGM_OPERATION_EXCEPTION); }
+DEF_INST(hcpumf_km)   { UNREFERENCED(inst); ARCH_DEP(program_interrupt)(regs, PGM_OPERATION_EXCEPTION); }
+DEF_INST(hcpumf_kmc)  { UNREFERENCED(inst); ARCH_DEP(program_interrupt)(regs, PGM_OPERATION_EXCEPTION); }
+DEF_INST(hcpumf_kmac) { UNREFERENCED(inst); ARCH_DEP(program_interrupt)(regs, PGM_OPERATION_EXCEPTION); }
+#endif
+
+/* Present the measurement alert (external interruption code 1407 hex, parameter at real
+ * 128-131). Called with the interrupt lock held. */
+static void ARCH_DEP(hcpumf_present)(REGS *regs, U32 param)
+{
+    PSA *psa = (void *)(regs->mainstor + regs->PX);
+    int rc;
+    STORAGE_KEY(regs->PX, regs) |= (STORKEY_REF | STORKEY_CHANGE);
+    regs->psw.intcode = 0x1407;
+    STORE_HW(psa->extcpad, 0);
+#if defined(FEATURE_BCMODE)
+    if (ECMODE(&regs->psw))
+#endif
+        STORE_HW(psa->extint, 0x1407);
+    STORE_FW(regs->mainstor + regs->PX + 128, param);
+    ARCH_DEP(store_psw)(regs, psa->extold);
+    rc = ARCH_DEP(load_psw)(regs, psa->extnew);
+    if (rc) {
+        RELEASE_INTLOCK(regs);
+        ARCH_DEP(program_interrupt)(regs, rc);
+    }
+}
+
+/* Runs on the CPU's own thread in place of the next instruction after the sampler armed the
+ * CPU's opcode table: restore the table, let the Rust core account, sample and decide on an
+ * alert, then execute the instruction (or take the interruption before it). */
+static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
+{
+    int cpu = regs->cpuad;
+    hcpumf_view v;
+    U32 param = 0;
+
+    while (hcpumf_armstate[cpu] == 1)
+        sched_yield();
+    if (hcpumf_armstate[cpu] == 2) {
+        memcpy(regs->ARCH_DEP(opcode_table), hcpumf_saved[cpu], sizeof(hcpumf_saved[cpu]));
+        __sync_synchronize();
+        hcpumf_armstate[cpu] = 0;
+    }
+    ARCH_DEP(hcpumf_view)(regs, inst, &v);
+    SET_PSW_IA(regs);
+    v.ia = regs->psw.IA;
+    v.tod = tod_clock(regs) << 8;
+    if (hcpumf_tick(&v, &param)) {
+        OBTAIN_INTLOCK(regs);
+        ARCH_DEP(hcpumf_present)(regs, param);
+        RELEASE_INTLOCK(regs);
+        longjmp(regs->progjmp, SIE_NO_INTERCEPT);
+    }
+    regs->ARCH_DEP(opcode_table)[inst[0]](inst, regs);
+}
+
+/* A CPU in an enabled wait gets a pending alert from another thread. */
+static void ARCH_DEP(hcpumf_kick)(REGS *regs)
+{
+    hcpumf_view v;
+    U32 param = 0;
+    BYTE none[6] = {0};
+    if (!WAITSTATE(&regs->psw) || regs->cpustate != CPUSTATE_STARTED)
+        return;
+    ARCH_DEP(hcpumf_view)(regs, none, &v);
+    v.ia = regs->psw.IA;
+    if (hcpumf_alert_for_waiting(&v, &param)) {
+        ARCH_DEP(hcpumf_present)(regs, param);
+        WAKEUP_CPU(regs);
+    }
+}
+
+/* Arm CPU `regs`: every entry of its first-level opcode table calls the tick function. */
+static void ARCH_DEP(hcpumf_arm)(REGS *regs)
+{
+    int cpu = regs->cpuad, i;
+    FUNC *table = regs->ARCH_DEP(opcode_table);
+    memcpy(hcpumf_saved[cpu], table, sizeof(hcpumf_saved[cpu]));
+    hcpumf_armed_table[cpu] = table;
+    for (i = 0; i < 256; i++)
+        table[i] = (FUNC)ARCH_DEP(hcpumf_tick);
+}
+
+#if !defined(_GEN_ARCH)
+
+#if defined(_ARCHMODE2)
+ #define _GEN_ARCH _ARCHMODE2
+ #include "hcpumf_glue.c"
+#endif
+#if defined(_ARCHMODE3)
+ #undef _GEN_ARCH
+ #define _GEN_ARCH _ARCHMODE3
+ #include "hcpumf_glue.c"
+#endif
+
+/* ---------------------------------------------------------------- host services ------- */
+
+static void hcpumf_h_log(const char *line)
+{
+    logmsg("%s\n", line);
+}
+
+static uint8_t *hcpumf_h_mainstor(uint64_t *size)
+{
+    *size = sysblk.mainsize;
+    return sysblk.mainstor;
+}
+
+static void hcpumf_h_mainlock(int obtain)
+{
+    if (obtain)
+        obtain_lock(&sysblk.mainlock);
+    else
+        release_lock(&sysblk.mainlock);
+}
+
+static void hcpumf_h_mark_changed(uint64_t abs)
+{
+    if (abs < sysblk.mainsize)
+        STORAGE_KEY(abs, &sysblk) |= (STORKEY_REF | STORKEY_CHANGE);
+}
+
+static int hcpumf_h_arm(uint16_t cpu)
+{
+    REGS *regs;
+    int rc = 1;
+    if (cpu >= MAX_CPU_ENGINES)
+        return 1;
+    obtain_lock(&sysblk.cpulock[cpu]);
+    regs = sysblk.regs[cpu];
+    if (IS_CPU_ONLINE(cpu) && regs && !regs->sie_active
+        && __sync_bool_compare_and_swap(&hcpumf_armstate[cpu], 0, 1)) {
+        switch (regs->arch_mode) {
+#if defined(_370)
+        case ARCH_370: s370_hcpumf_arm(regs); break;
+#endif
+#if defined(_390)
+        case ARCH_390: s390_hcpumf_arm(regs); break;
+#endif
+#if defined(_900)
+        case ARCH_900: z900_hcpumf_arm(regs); break;
+#endif
+        }
+        __sync_synchronize();
+        hcpumf_armstate[cpu] = 2;
+        rc = 0;
+    }
+    release_lock(&sysblk.cpulock[cpu]);
+    return rc;
+}
+
+/* Put back a CPU's table (module unload); the CPU may be running the tick concurrently, in
+ * which case both write the same saved entries. */
+static void hcpumf_disarm(int cpu)
+{
+    obtain_lock(&sysblk.cpulock[cpu]);
+    if (hcpumf_armstate[cpu] == 2 && hcpumf_armed_table[cpu] && IS_CPU_ONLINE(cpu)
+        && sysblk.regs[cpu]) {
+        memcpy(hcpumf_armed_table[cpu], hcpumf_saved[cpu], sizeof(hcpumf_saved[cpu]));
+        hcpumf_armstate[cpu] = 0;
+    }
+    release_lock(&sysblk.cpulock[cpu]);
+}
+
+static void hcpumf_h_kick_waiting(uint16_t cpu)
+{
+    REGS *regs;
+    if (cpu >= MAX_CPU_ENGINES)
+        return;
+    OBTAIN_INTLOCK(NULL);
+    regs = sysblk.regs[cpu];
+    if (IS_CPU_ONLINE(cpu) && regs) {
+        switch (regs->arch_mode) {
+#if defined(_370)
+        case ARCH_370: s370_hcpumf_kick(regs); break;
+#endif
+#if defined(_390)
+        case ARCH_390: s390_hcpumf_kick(regs); break;
+#endif
+#if defined(_900)
+        case ARCH_900: z900_hcpumf_kick(regs); break;
+#endif
+        }
+    }
+    RELEASE_INTLOCK(NULL);
+}
+
+static uint16_t hcpumf_h_machine_type(void)
+{
+    return (uint16_t)((sysblk.cpuid >> 16) & 0xFFFF);
+}
+
+static int hcpumf_h_cpu_online(uint16_t cpu)
+{
+    return cpu < MAX_CPU_ENGINES && IS_CPU_ONLINE(cpu);
+}
+
+static uint16_t hcpumf_h_max_cpu(void)
+{
+    return MAX_CPU_ENGINES - 1;
+}
+
+static uint64_t hcpumf_h_thread_cputime_ns(uint16_t cpu)
+{
+    clockid_t cid;
+    struct timespec ts;
+    uint64_t ns = 0;
+    if (cpu >= MAX_CPU_ENGINES)
+        return 0;
+    obtain_lock(&sysblk.cpulock[cpu]);
+    if (IS_CPU_ONLINE(cpu) && pthread_getcpuclockid(sysblk.cputid[cpu], &cid) == 0
+        && clock_gettime(cid, &ts) == 0)
+        ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+    release_lock(&sysblk.cpulock[cpu]);
+    return ns;
+}
+
+static uint64_t hcpumf_h_instcount(uint16_t cpu)
+{
+    uint64_t n = 0;
+    if (cpu >= MAX_CPU_ENGINES)
+        return 0;
+    obtain_lock(&sysblk.cpulock[cpu]);
+    if (IS_CPU_ONLINE(cpu) && sysblk.regs[cpu])
+        n = INSTCOUNT(sysblk.regs[cpu]);
+    release_lock(&sysblk.cpulock[cpu]);
+    return n;
+}
+
+static uint64_t hcpumf_h_tod(void)
+{
+    int cpu;
+    for (cpu = 0; cpu < MAX_CPU_ENGINES; cpu++)
+        if (IS_CPU_ONLINE(cpu) && sysblk.regs[cpu])
+            return (uint64_t)tod_clock(sysblk.regs[cpu]) << 8;
+    return (uint64_t)hw_clock() << 8;
+}
+
+static uint8_t hcpumf_h_cpu_state(uint16_t cpu, uint8_t *state)
+{
+    REGS *regs;
+    uint8_t arch = 255;
+    *state = 0;
+    if (cpu >= MAX_CPU_ENGINES)
+        return arch;
+    obtain_lock(&sysblk.cpulock[cpu]);
+    regs = sysblk.regs[cpu];
+    if (IS_CPU_ONLINE(cpu) && regs) {
+        arch = regs->arch_mode;
+        *state = (PROBSTATE(&regs->psw) ? 1 : 0) | (WAITSTATE(&regs->psw) ? 2 : 0)
+               | (regs->cpustate != CPUSTATE_STARTED ? 4 : 0);
+    }
+    release_lock(&sysblk.cpulock[cpu]);
+    return arch;
+}
+
+/* ---------------------------------------------------------------- Hercules hooks ------ */
+
+/* Console commands starting with "hcpumf". Returns nonzero when the command was ours. */
+static int hcpumf_system_command(int argc, char *argv[], char *cmdline)
+{
+    if (argc < 1 || strcasecmp(argv[0], "hcpumf") != 0)
+        return 0;
+    hcpumf_command(argc, (const char *const *)argv, cmdline);
+    return 1;
+}
+
+/* Hercules calls this when a system reset, clear reset or IPL begins and ends. */
+static void *hcpumf_debug_cpu_state(REGS *regs)
+{
+    UNREFERENCED(regs);
+    hcpumf_system_reset();
+    return NULL;
+}
+
+HDL_DEPENDENCY_SECTION;
+{
+    HDL_DEPENDENCY(HERCULES);
+    HDL_DEPENDENCY(REGS);
+    HDL_DEPENDENCY(DEVBLK);
+    HDL_DEPENDENCY(SYSBLK);
+}
+END_DEPENDENCY_SECTION;
+
+HDL_REGISTER_SECTION;
+{
+    hcpumf_host *h = &hcpumf_host_services;
+    h->log = hcpumf_h_log;
+    h->mainstor = hcpumf_h_mainstor;
+    h->mainlock = hcpumf_h_mainlock;
+    h->mark_changed = hcpumf_h_mark_changed;
+    h->arm = hcpumf_h_arm;
+    h->kick_waiting = hcpumf_h_kick_waiting;
+    h->machine_type = hcpumf_h_machine_type;
+    h->cpu_online = hcpumf_h_cpu_online;
+    h->max_cpu = hcpumf_h_max_cpu;
+    h->thread_cputime_ns = hcpumf_h_thread_cputime_ns;
+    h->instcount = hcpumf_h_instcount;
+    h->tod = hcpumf_h_tod;
+    h->cpu_state = hcpumf_h_cpu_state;
+    HDL_REGISTER(system_command, hcpumf_system_command);
+    HDL_REGISTER(debug_cpu_state, hcpumf_debug_cpu_state);
+    hcpumf_load(h);
+}
+END_REGISTER_SECTION;
+
+HDL_RESOLVER_SECTION;
+{
+}
+END_RESOLVER_SECTION;
+
+HDL_INSTRUCTION_SECTION;
+{
+    /* S/370 and ESA/390 get the instructions too; the Rust core answers with an operation
+     * exception there unless the operator allowed those architectures. */
+    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB280, hcpumf_lpp);
+    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB284, hcpumf_lcctl);
+    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB285, hcpumf_lpctl);
+    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB286, hcpumf_qsi);
+    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB287, hcpumf_lsctl);
+    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB28E, hcpumf_qctri);
+    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB2E0, hcpumf_scctr);
+    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB2E1, hcpumf_spctr);
+    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB2E4, hcpumf_ecctr);
+    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB2E5, hcpumf_epctr);
+    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB2ED, hcpumf_ecpga);
+    HDL_DEFINST(HDL_INSTARCH_ALL, 0xEB17, hcpumf_stcctm);
+    HDL_DEFINST(HDL_INSTARCH_ALL, 0xAE, hcpumf_sigp);
+    HDL_DEFINST(HDL_INSTARCH_900, 0xB2B0, hcpumf_stfle);
+    HDL_DEFINST(HDL_INSTARCH_390 | HDL_INSTARCH_900, 0xB93E, hcpumf_kimd);
+    HDL_DEFINST(HDL_INSTARCH_390 | HDL_INSTARCH_900, 0xB93F, hcpumf_klmd);
+    HDL_DEFINST(HDL_INSTARCH_390 | HDL_INSTARCH_900, 0xB92E, hcpumf_km);
+    HDL_DEFINST(HDL_INSTARCH_390 | HDL_INSTARCH_900, 0xB92F, hcpumf_kmc);
+    HDL_DEFINST(HDL_INSTARCH_390 | HDL_INSTARCH_900, 0xB91E, hcpumf_kmac);
+}
+END_INSTRUCTION_SECTION;
+
+HDL_FINAL_SECTION;
+{
+    int cpu;
+    hcpumf_unload();
+    for (cpu = 0; cpu < MAX_CPU_ENGINES; cpu++)
+        hcpumf_disarm(cpu);
+    /* Let a CPU that is inside the tick or one of the instructions leave the module. */
+    usleep(20000);
+}
+END_FINAL_SECTION;
+
+static const hcpumf_hdl hcpumf_hdl_sections = {
+    (int (*)(void *))hcpumf_glue_depc,
+    (void (*)(void *))hcpumf_glue_reso,
+    (void (*)(void *))hcpumf_glue_init,
+    (void (*)(void *))hcpumf_glue_dins,
+    (int (*)(void))hcpumf_glue_fini,
+};
+
+static void __attribute__((constructor)) hcpumf_glue_register(void)
+{
+    hcpumf_register_hdl(&hcpumf_hdl_sections);
+}
+
+#endif /* !defined(_GEN_ARCH) */

@@ -1,0 +1,506 @@
+//! The operator's side: module parameters (`HCPUMF_OPTIONS`), the `hcpumf` console command
+//! (machine model, authorization by "external means", fault injection, status) and resets.
+//!
+//! Messages carry Hercules-style identifiers `HHCMFnnns`.
+
+use crate::alerts::AlertBits;
+use crate::cpu::Arch;
+use crate::model::{self, CounterSet, CounterSets, MachineModel};
+use crate::runtime;
+use std::sync::atomic::Ordering;
+
+const HELP: &str = "\
+HHCMF010I hcpumf commands:
+  hcpumf [status]                      facility states of every CPU
+  hcpumf set KEY=VALUE ...             machine model: model=TTTT speed=N cfvn=N csvn=N
+                                       extended=N cgroups=N archs=z|all timestamp=stck|stcke
+  hcpumf auth counters=LIST [cpu=N]    authorize counter sets (LIST: b,p,c,e,g | all | none)
+  hcpumf auth sampling=LIST [cpu=N]    authorize sampling functions (basic,diag | all | none)
+  hcpumf inject ALERTS [cpu=N|all]     recognize alerts (iea,ise,pra,saca,lsda,mtda,caca,lcda)
+  hcpumf his ...                       host-driven HIS collection (hcpumf his help)
+  hcpumf help                          this text";
+
+/// Choose the model at load: from the STIDP machine type, then `HCPUMF_OPTIONS`.
+pub fn load_model() {
+    let mtype = runtime::host()
+        .and_then(|h| h.machine_type)
+        // SAFETY: the callback only reads sysblk.cpuid.
+        .map(|f| unsafe { f() })
+        .unwrap_or(0x2097);
+    let mut m = MachineModel::for_machine_type(mtype);
+    if let Ok(opts) = std::env::var("HCPUMF_OPTIONS") {
+        let words: Vec<String> = opts.split_whitespace().map(str::to_string).collect();
+        if let Err(e) = apply_settings(&mut m, &words) {
+            runtime::log(&format!("HHCMF011E HCPUMF_OPTIONS: {e}; using the defaults"));
+            m = MachineModel::for_machine_type(mtype);
+        }
+    }
+    model::install(m);
+    apply_authorizations(None);
+}
+
+fn sets_text(s: CounterSets) -> String {
+    let mut v = Vec::new();
+    for (bit, name) in [
+        (CounterSets::BASIC, "B"),
+        (CounterSets::PROBLEM_STATE, "P"),
+        (CounterSets::CRYPTO, "C"),
+        (CounterSets::EXTENDED, "E"),
+        (CounterSets::MT_DIAG, "MT"),
+        (CounterSets::COPROCESSOR_GROUP, "CG"),
+    ] {
+        if s.contains(bit) {
+            v.push(name);
+        }
+    }
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(",")
+    }
+}
+
+/// One line describing the model (banner and `set`).
+pub fn model_line(m: &MachineModel) -> String {
+    format!(
+        "machine type {:04X}, CFVN {} CSVN {}, CPU speed {} cycles/us, facilities 40 67 68 142, \
+         counter sets {} (authorized {}), sampling {}{} interval {}..{} cycles, {}",
+        m.machine_type,
+        m.cfvn,
+        m.csvn,
+        m.cpu_speed,
+        sets_text(m.installed_sets()),
+        sets_text(m.counter_authorization),
+        if m.basic_sampling_authorized { "basic" } else { "-" },
+        if m.diagnostic_sampling_authorized { "+diagnostic" } else { "" },
+        m.min_sampling_interval,
+        m.max_sampling_interval,
+        if m.all_architectures {
+            "all architectures"
+        } else {
+            "z/Architecture only"
+        }
+    )
+}
+
+/// The load banner.
+pub fn banner() {
+    runtime::log(&format!(
+        "HHCMF000I hcpumf {} loaded: {}",
+        env!("CARGO_PKG_VERSION"),
+        model_line(model::current())
+    ));
+}
+
+/// Module unload: nothing is left running.
+pub fn shutdown() {
+    crate::collect::stop_on_unload();
+}
+
+/// STFLE: facilities 40 (load program parameter), 67 (counter), 68 (sampling) and 142
+/// (store CPU counter multiple), z/Architecture only.
+pub fn facility_list(buf: &mut [u8], len: usize, arch: Arch) -> usize {
+    if arch != Arch::Z {
+        return len;
+    }
+    let mut len = len;
+    for bit in [40usize, 67, 68, 142] {
+        let byte = bit / 8;
+        if byte < buf.len() {
+            buf[byte] |= 0x80 >> (bit % 8);
+            len = len.max(byte + 1);
+        }
+    }
+    len
+}
+
+/// CPU reset / initial CPU reset of one CPU's measurement state (SA23-2260: activation
+/// controls cleared by CPU reset; sets and functions disabled, program parameter and pending
+/// requests cleared by initial CPU reset and clear reset).
+pub fn reset_cpu(cpu: u16, initial: bool) {
+    let Some(st) = runtime::cpu(cpu) else { return };
+    let now = st.meter.reading();
+    if initial {
+        st.counters.initial_cpu_reset();
+        st.sampling.initial_cpu_reset();
+        st.program_parameter.clear();
+    } else {
+        st.counters.cpu_reset(&now);
+        st.sampling.cpu_reset();
+    }
+    st.alerts.clear_all();
+    st.schedule.next_sample_ns.store(0, Ordering::Relaxed);
+    st.schedule.next_account_ns.store(0, Ordering::Relaxed);
+}
+
+fn parse_num(v: &str) -> Result<u64, String> {
+    let r = if let Some(h) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16)
+    } else {
+        v.parse::<u64>()
+    };
+    r.map_err(|_| format!("'{v}' is not a number"))
+}
+
+/// Apply `set` keywords to a model; nothing changes on error.
+pub fn apply_settings(m: &mut MachineModel, words: &[String]) -> Result<(), String> {
+    let mut n = m.clone();
+    for w in words {
+        let Some((k, v)) = w.split_once('=') else {
+            return Err(format!("'{w}' is not KEY=VALUE"));
+        };
+        let k = k.to_ascii_lowercase();
+        match k.as_str() {
+            "model" | "type" => {
+                let t = u16::from_str_radix(v.trim_start_matches("0x"), 16)
+                    .map_err(|_| format!("model '{v}' is not a 4-digit hex machine type"))?;
+                let keep = (n.cpu_speed, n.all_architectures);
+                n = MachineModel::for_machine_type(t);
+                n.all_architectures = keep.1;
+            }
+            "speed" => {
+                let s = parse_num(v)?;
+                if !(1..=1_000_000).contains(&s) {
+                    return Err("speed must be 1..1000000 cycles per microsecond".into());
+                }
+                n.set_cpu_speed(s as u32);
+            }
+            "cfvn" => {
+                let c = parse_num(v)?;
+                if c != 1 && c != 3 {
+                    return Err("cfvn must be 1 or 3 (the defined counter first versions)".into());
+                }
+                n.cfvn = c as u16;
+            }
+            "csvn" => {
+                let c = parse_num(v)?;
+                if !(1..=8).contains(&c) {
+                    return Err("csvn must be 1..8".into());
+                }
+                n.csvn = c as u16;
+                n.extended_counters = n.max_extended_counters();
+            }
+            "extended" => {
+                let c = parse_num(v)?;
+                if c > u64::from(n.max_extended_counters()) {
+                    return Err(format!(
+                        "extended must be 0..{} for CSVN {}",
+                        n.max_extended_counters(),
+                        n.csvn
+                    ));
+                }
+                n.extended_counters = c as u16;
+            }
+            "cgroups" => {
+                let c = parse_num(v)?;
+                if c > 1 {
+                    return Err("cgroups must be 0 (not installed) or 1".into());
+                }
+                n.coprocessor_groups = c as u16;
+            }
+            "archs" => match v.to_ascii_lowercase().as_str() {
+                "z" => n.all_architectures = false,
+                "all" => n.all_architectures = true,
+                _ => return Err("archs must be z or all".into()),
+            },
+            "timestamp" => match v.to_ascii_lowercase().as_str() {
+                "stck" => n.stcke_timestamps = false,
+                "stcke" => n.stcke_timestamps = true,
+                _ => return Err("timestamp must be stck or stcke".into()),
+            },
+            _ => return Err(format!("unknown keyword '{k}'")),
+        }
+    }
+    *m = n;
+    Ok(())
+}
+
+/// Push the model's authorizations to the CPUs (all, or one), raising the authorization
+/// change alerts the architecture requires.
+fn apply_authorizations(only: Option<u16>) {
+    let m = model::current();
+    for (i, st) in runtime::rt().cpus.iter().enumerate() {
+        let cpu = i as u16;
+        if only.is_some_and(|c| c != cpu) {
+            continue;
+        }
+        let now = st.meter.reading();
+        let mut bits = st
+            .counters
+            .set_authorization(m, m.counter_authorization, &now);
+        bits |= st
+            .sampling
+            .set_authorization(m.basic_sampling_authorized, m.diagnostic_sampling_authorized);
+        if !bits.is_empty() {
+            runtime::raise_alert(cpu, bits);
+        }
+    }
+}
+
+fn parse_cpu(words: &[String]) -> Result<Option<u16>, String> {
+    for w in words {
+        if let Some(v) = w.strip_prefix("cpu=") {
+            if v.eq_ignore_ascii_case("all") {
+                return Ok(None);
+            }
+            let c = parse_num(v)?;
+            if c as usize >= runtime::MAX_CPUS {
+                return Err(format!("cpu {c} does not exist"));
+            }
+            return Ok(Some(c as u16));
+        }
+    }
+    Ok(None)
+}
+
+fn parse_alerts(list: &str) -> Result<AlertBits, String> {
+    let mut bits = AlertBits::empty();
+    for name in list.split(',') {
+        bits |= match name.to_ascii_lowercase().as_str() {
+            "iea" => AlertBits::INVALID_ENTRY_ADDRESS,
+            "ise" => AlertBits::INCORRECT_SDBT_ENTRY,
+            "pra" => AlertBits::PROGRAM_REQUEST,
+            "saca" => AlertBits::SAMPLING_AUTH_CHANGE,
+            "lsda" => AlertBits::LOSS_OF_SAMPLE_DATA,
+            "mtda" => AlertBits::LOSS_OF_MT_COUNTER_DATA,
+            "caca" => AlertBits::COUNTER_AUTH_CHANGE,
+            "lcda" => AlertBits::LOSS_OF_CPU_COUNTER_DATA,
+            other => return Err(format!("unknown alert '{other}'")),
+        };
+    }
+    Ok(bits)
+}
+
+/// The `hcpumf` console command.
+pub fn command(args: &[String]) {
+    let words: Vec<String> = args.iter().skip(1).cloned().collect();
+    let sub = words.first().map(|s| s.to_ascii_lowercase());
+    let rest = if words.is_empty() { &[][..] } else { &words[1..] };
+    match sub.as_deref() {
+        None | Some("status") => status(),
+        Some("help") => runtime::log(HELP),
+        Some("set") => {
+            let mut m = model::current().clone();
+            match apply_settings(&mut m, rest) {
+                Ok(()) => {
+                    model::install(m);
+                    apply_authorizations(None);
+                    runtime::log(&format!(
+                        "HHCMF012I model now {}",
+                        model_line(model::current())
+                    ));
+                }
+                Err(e) => runtime::log(&format!("HHCMF013E hcpumf set: {e}; nothing changed")),
+            }
+        }
+        Some("auth") => match auth(rest) {
+            Ok(msg) => runtime::log(&msg),
+            Err(e) => runtime::log(&format!("HHCMF015E hcpumf auth: {e}; nothing changed")),
+        },
+        Some("inject") => match inject(rest) {
+            Ok(msg) => runtime::log(&msg),
+            Err(e) => runtime::log(&format!("HHCMF017E hcpumf inject: {e}; nothing injected")),
+        },
+        Some("his") => crate::collect::command(rest),
+        Some(other) => runtime::log(&format!(
+            "HHCMF019E unknown hcpumf subcommand '{other}'; enter 'hcpumf help'"
+        )),
+    }
+}
+
+fn auth(words: &[String]) -> Result<String, String> {
+    let cpu = parse_cpu(words)?;
+    let mut m = model::current().clone();
+    let mut changed = false;
+    for w in words {
+        if w.starts_with("cpu=") {
+            continue;
+        }
+        let Some((k, v)) = w.split_once('=') else {
+            return Err(format!("'{w}' is not KEY=LIST"));
+        };
+        match k.to_ascii_lowercase().as_str() {
+            "counters" => {
+                let mut s = CounterSets::empty();
+                for name in v.split(',') {
+                    s |= match name.to_ascii_lowercase().as_str() {
+                        "none" => CounterSets::empty(),
+                        "all" => CounterSets::CPU_SETS | CounterSets::COPROCESSOR_GROUP,
+                        "b" | "basic" => CounterSets::BASIC,
+                        "p" | "problem" => CounterSets::PROBLEM_STATE,
+                        "c" | "crypto" => CounterSets::CRYPTO,
+                        "e" | "extended" => CounterSets::EXTENDED,
+                        "g" | "cg" => CounterSets::COPROCESSOR_GROUP,
+                        other => return Err(format!("unknown counter set '{other}'")),
+                    };
+                }
+                m.counter_authorization = s;
+                changed = true;
+            }
+            "sampling" => {
+                let (mut b, mut d) = (false, false);
+                for name in v.split(',') {
+                    match name.to_ascii_lowercase().as_str() {
+                        "none" => {}
+                        "all" => (b, d) = (true, true),
+                        "basic" | "b" => b = true,
+                        "diag" | "diagnostic" | "d" => d = true,
+                        other => return Err(format!("unknown sampling function '{other}'")),
+                    }
+                }
+                m.basic_sampling_authorized = b;
+                m.diagnostic_sampling_authorized = d;
+                changed = true;
+            }
+            other => return Err(format!("unknown keyword '{other}'")),
+        }
+    }
+    if !changed {
+        return Err("say counters=LIST or sampling=LIST".into());
+    }
+    let line = format!(
+        "HHCMF014I authorization: counter sets {}, sampling {}{} on {}",
+        sets_text(m.counter_authorization),
+        if m.basic_sampling_authorized { "basic" } else { "none" },
+        if m.diagnostic_sampling_authorized { "+diagnostic" } else { "" },
+        cpu.map(|c| format!("CPU {c}")).unwrap_or_else(|| "all CPUs".into())
+    );
+    if cpu.is_some() {
+        // Per-CPU authorization: only that CPU's controls change; the model keeps the default.
+        let saved = model::current().clone();
+        model::install(m);
+        apply_authorizations(cpu);
+        model::install(saved);
+    } else {
+        model::install(m);
+        apply_authorizations(None);
+    }
+    Ok(line)
+}
+
+fn inject(words: &[String]) -> Result<String, String> {
+    let list = words
+        .iter()
+        .find(|w| !w.starts_with("cpu="))
+        .ok_or("name the alerts, e.g. 'hcpumf inject lsda cpu=0'")?;
+    let bits = parse_alerts(list)?;
+    let cpu = parse_cpu(words)?;
+    let mut n = 0;
+    for (i, st) in runtime::rt().cpus.iter().enumerate() {
+        let c = i as u16;
+        if cpu.is_some_and(|x| x != c) {
+            continue;
+        }
+        let online = runtime::host()
+            .and_then(|h| h.cpu_online)
+            // SAFETY: the callback only reads sysblk.
+            .map(|f| unsafe { f(c) } != 0)
+            .unwrap_or(false);
+        if !online {
+            continue;
+        }
+        // The losses have their architected side effects too.
+        if bits.contains(AlertBits::LOSS_OF_SAMPLE_DATA) {
+            st.sampling.loss_of_sample_data();
+        }
+        if bits.contains(AlertBits::LOSS_OF_CPU_COUNTER_DATA) {
+            st.counters.loss_of_counter_data(&st.meter.reading());
+        }
+        runtime::raise_alert(c, bits);
+        n += 1;
+    }
+    Ok(format!(
+        "HHCMF016I injected alert parameter {:08X} on {n} CPU(s)",
+        bits.bits()
+    ))
+}
+
+fn status() {
+    let m = model::current();
+    runtime::log(&format!("HHCMF020I {}", model_line(m)));
+    for (i, st) in runtime::rt().cpus.iter().enumerate() {
+        let online = runtime::host()
+            .and_then(|h| h.cpu_online)
+            // SAFETY: the callback only reads sysblk.
+            .map(|f| unsafe { f(i as u16) } != 0)
+            .unwrap_or(false);
+        if !online {
+            continue;
+        }
+        let r = st.meter.reading();
+        let mut sets = Vec::new();
+        for set in CounterSet::ALL {
+            let b = set.bit();
+            let state = if st.counters.active().contains(b) {
+                "active"
+            } else if st.counters.enabled().contains(b) {
+                "inactive"
+            } else if st.counters.authorization().contains(b) {
+                "disabled"
+            } else {
+                "unauthorized"
+            };
+            if m.set_size(set) > 0 {
+                sets.push(format!("{}={state}", set.name()));
+            }
+        }
+        runtime::log(&format!(
+            "HHCMF021I CPU{i:04X} counters {}; sampling {} interval {} samples {} missed {}; \
+             pending alerts {:08X}; metered {} instructions, {} us",
+            sets.join(" "),
+            if st.sampling.any_active() {
+                "active"
+            } else if st.sampling.any_enabled() {
+                "inactive"
+            } else {
+                "disabled"
+            },
+            st.sampling.interval(),
+            st.schedule.samples.load(Ordering::Relaxed),
+            st.schedule.missed.load(Ordering::Relaxed),
+            st.alerts.pending().bits(),
+            r.instructions,
+            r.cpu_ns / 1000
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn facility_bits_40_67_68_142() {
+        let mut buf = [0u8; 32];
+        let n = facility_list(&mut buf, 16, Arch::Z);
+        assert_eq!(n, 18);
+        assert_eq!(buf[5], 0x80); // bit 40
+        assert_eq!(buf[8], 0x18); // bits 67, 68
+        assert_eq!(buf[17], 0x02); // bit 142
+        let mut other = [0u8; 32];
+        assert_eq!(facility_list(&mut other, 16, Arch::Esa390), 16);
+        assert_eq!(other, [0u8; 32]);
+    }
+
+    #[test]
+    fn bad_settings_change_nothing() {
+        let mut m = MachineModel::default();
+        let before = m.clone();
+        let words = vec!["speed=1000".to_string(), "bogus=1".to_string()];
+        assert!(apply_settings(&mut m, &words).is_err());
+        assert_eq!(m, before);
+        assert!(apply_settings(&mut m, &["speed=0".to_string()]).is_err());
+        assert!(apply_settings(&mut m, &["csvn=9".to_string()]).is_err());
+        assert!(apply_settings(&mut m, &["speed=1000".to_string()]).is_ok());
+        assert_eq!(m.cpu_speed, 1000);
+    }
+
+    #[test]
+    fn alert_names() {
+        assert_eq!(
+            parse_alerts("lsda,caca").unwrap(),
+            AlertBits::LOSS_OF_SAMPLE_DATA | AlertBits::COUNTER_AUTH_CHANGE
+        );
+        assert!(parse_alerts("nope").is_err());
+    }
+}

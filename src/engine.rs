@@ -1,0 +1,293 @@
+//! Instruction dispatch and the per-CPU tick: the architectural decisions the glue asks for.
+//!
+//! Exception priority follows the z/Architecture Principles of Operation: operation,
+//! privileged operation (both before any operand is touched, in [`precheck`]); then the glue
+//! fetches the operand (access exceptions); then the specification checks on the operand's
+//! contents and the execution itself ([`execute`]).
+
+use crate::alerts::AlertBits;
+use crate::cpu::{Arch, CpuView};
+use crate::model::{self, CounterSets};
+use crate::pgm::{Cc, ProgramException};
+use crate::runtime::{self, CpuState};
+use std::sync::atomic::Ordering;
+
+/// Opcodes the glue hands over.
+pub mod op {
+    pub const LPP: u32 = 0xB280;
+    pub const LCCTL: u32 = 0xB284;
+    pub const LPCTL: u32 = 0xB285;
+    pub const QSI: u32 = 0xB286;
+    pub const LSCTL: u32 = 0xB287;
+    pub const QCTRI: u32 = 0xB28E;
+    pub const SCCTR: u32 = 0xB2E0;
+    pub const SPCTR: u32 = 0xB2E1;
+    pub const ECCTR: u32 = 0xB2E4;
+    pub const EPCTR: u32 = 0xB2E5;
+    pub const ECPGA: u32 = 0xB2ED;
+    pub const STCCTM: u32 = 0xEB17;
+}
+
+/// What the glue must do after an instruction.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// Condition code to set (None: unchanged).
+    pub cc: Option<Cc>,
+    /// New contents of general register R1.
+    pub r1: Option<u64>,
+    /// Bytes to store at the second-operand address.
+    pub store: Vec<u8>,
+}
+
+impl Outcome {
+    fn cc(cc: Cc) -> Outcome {
+        Outcome {
+            cc: Some(cc),
+            ..Default::default()
+        }
+    }
+}
+
+/// Facilities offered to the CPU's architecture mode: z/Architecture always; S/370 and
+/// ESA/390 only when the operator allowed it (MVS 3.8J, VM/370 guests).
+fn offered(view: &CpuView) -> bool {
+    view.arch == Arch::Z || model::current().all_architectures
+}
+
+/// Checks made before any operand access: operation and privileged-operation exceptions.
+pub fn precheck(opcode: u32, view: &CpuView) -> Result<(), ProgramException> {
+    if !offered(view) {
+        return Err(ProgramException::Operation);
+    }
+    match opcode {
+        // ECCTR and STCCTM may run in the problem state under CR0 bit 15; the counter
+        // facility decides (it also owns their specification checks).
+        op::ECCTR | op::STCCTM => Ok(()),
+        op::LPP | op::LCCTL | op::LPCTL | op::QSI | op::LSCTL | op::QCTRI | op::SCCTR
+        | op::SPCTR | op::EPCTR | op::ECPGA => {
+            if view.problem_state {
+                Err(ProgramException::PrivilegedOperation)
+            } else {
+                Ok(())
+            }
+        }
+        _ => Err(ProgramException::Operation),
+    }
+}
+
+fn be_u64(operand: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = operand.len().min(8);
+    b[..n].copy_from_slice(&operand[..n]);
+    u64::from_be_bytes(b)
+}
+
+/// Register and address operands of an instruction, decoded by the glue.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Operands {
+    /// Contents of general register R1.
+    pub r1: u64,
+    /// Contents of general register R2.
+    pub r2: u64,
+    /// The M3 field (STCCTM).
+    pub m3: u8,
+    /// Second-operand address.
+    pub addr: u64,
+}
+
+/// Execute an instruction after its operand was fetched. `raw_instructions` is Hercules'
+/// instruction count (for metering).
+pub fn execute(
+    opcode: u32,
+    view: &CpuView,
+    ops: &Operands,
+    operand: &[u8],
+    raw_instructions: u64,
+) -> Result<Outcome, ProgramException> {
+    let Some(st) = runtime::cpu(view.cpu) else {
+        return Ok(Outcome::cc(Cc::Three));
+    };
+    let m = model::current();
+    let (now, now_ns) = runtime::account(view, raw_instructions);
+    let rt = runtime::rt();
+    let out = match opcode {
+        op::LPP => {
+            st.program_parameter
+                .lpp(be_u64(operand), st.sampling.any_enabled());
+            Outcome::default()
+        }
+        op::LCCTL => {
+            let cc = st.counters.lcctl(m, be_u64(operand), &now)?;
+            if !st.counters.any_enabled() {
+                st.alerts.clear(AlertBits::CLEARED_WHEN_COUNTERS_DISABLED);
+            }
+            update_accounting(st, now_ns);
+            Outcome::cc(cc)
+        }
+        op::LPCTL => {
+            let authorized = st
+                .counters
+                .authorization()
+                .contains(CounterSets::COPROCESSOR_GROUP);
+            Outcome::cc(rt.groups.lpctl(m, be_u64(operand), authorized)?)
+        }
+        op::QSI => Outcome {
+            store: st.sampling.qsi(m).to_vec(),
+            ..Default::default()
+        },
+        op::LSCTL => {
+            let mut block = [0u8; 64];
+            let n = operand.len().min(64);
+            block[..n].copy_from_slice(&operand[..n]);
+            let res = st.sampling.lsctl(m, &block)?;
+            st.alerts.clear(res.clear_alerts);
+            if !st.sampling.any_active() {
+                st.schedule.next_sample_ns.store(0, Ordering::Relaxed);
+            } else {
+                // A new interval starts now.
+                let next = now_ns + runtime::cycles_to_ns(st.sampling.interval());
+                st.schedule.next_sample_ns.store(next, Ordering::Relaxed);
+            }
+            runtime::reschedule(view.cpu, now_ns);
+            Outcome::cc(res.cc)
+        }
+        op::QCTRI => Outcome {
+            store: st.counters.qctri(m, &rt.groups).to_vec(),
+            ..Default::default()
+        },
+        op::SCCTR => Outcome::cc(st.counters.scctr(m, view, ops.r1, ops.r2)?),
+        op::ECCTR => match st.counters.ecctr(m, view, ops.r2)? {
+            Some(v) => Outcome {
+                cc: Some(Cc::Zero),
+                r1: Some(v),
+                store: Vec::new(),
+            },
+            None => Outcome::cc(Cc::Three),
+        },
+        op::EPCTR | op::SPCTR | op::ECPGA => {
+            let authorized = st
+                .counters
+                .authorization()
+                .contains(CounterSets::COPROCESSOR_GROUP);
+            match opcode {
+                op::EPCTR => match rt.groups.epctr(m, authorized, ops.r2)? {
+                    Some(v) => Outcome {
+                        cc: Some(Cc::Zero),
+                        r1: Some(v),
+                        store: Vec::new(),
+                    },
+                    None => Outcome::cc(Cc::Three),
+                },
+                op::SPCTR => {
+                    Outcome::cc(rt.groups.spctr(m, authorized, ops.r1, ops.r2)?)
+                }
+                _ => match rt.groups.ecpga(m, ops.r1, ops.r2)? {
+                    Some(v) => Outcome {
+                        cc: Some(Cc::Zero),
+                        r1: Some(v),
+                        store: Vec::new(),
+                    },
+                    None => Outcome::cc(Cc::Three),
+                },
+            }
+        }
+        op::STCCTM => {
+            let r = st
+                .counters
+                .stcctm(m, view, ops.r1, ops.m3, ops.addr)?;
+            let mut store = Vec::with_capacity(r.values.len() * 8);
+            for v in &r.values {
+                store.extend_from_slice(&v.to_be_bytes());
+            }
+            Outcome {
+                cc: Some(r.cc),
+                r1: None,
+                store,
+            }
+        }
+        _ => return Err(ProgramException::Operation),
+    };
+    Ok(out)
+}
+
+
+/// Problem-state attribution needs accounting points while the problem-state set is active.
+fn update_accounting(st: &CpuState, now_ns: u64) {
+    let s = &st.schedule;
+    if st.counters.active().contains(CounterSets::PROBLEM_STATE) {
+        if s.next_account_ns.load(Ordering::Relaxed) == 0 {
+            let d = runtime::jitter(st, runtime::ACCOUNT_PERIOD_NS);
+            s.next_account_ns.store(now_ns + d, Ordering::Relaxed);
+        }
+    } else {
+        s.next_account_ns.store(0, Ordering::Relaxed);
+    }
+}
+
+/// The tick on the CPU's own thread: account, take the sample that is due, decide whether
+/// to present a pending measurement alert now. Returns the interruption parameter to present.
+pub fn tick(view: &CpuView, raw_instructions: u64) -> Option<u32> {
+    let st = runtime::cpu(view.cpu)?;
+    st.schedule.armed.store(false, Ordering::Release);
+    let (_now, now_ns) = runtime::account(view, raw_instructions);
+    let m = model::current();
+    let s = &st.schedule;
+
+    if st.sampling.any_active() {
+        let interval_ns = runtime::cycles_to_ns(st.sampling.interval()).max(1);
+        let mut next = s.next_sample_ns.load(Ordering::Relaxed);
+        if next == 0 {
+            next = now_ns + interval_ns;
+        } else if now_ns >= next {
+            if let Some(host) = runtime::host() {
+                if let Some(storage) = crate::hoststore::HostStorage::new(host) {
+                    let pp = st.program_parameter.get();
+                    let out = st.sampling.take_sample(m, &storage, view, pp);
+                    s.samples.fetch_add(1, Ordering::Relaxed);
+                    if !out.alerts.is_empty() {
+                        st.alerts.raise(out.alerts);
+                    }
+                }
+            }
+            next += interval_ns;
+            if next <= now_ns {
+                // The tick came more than an interval late: resynchronize rather than store
+                // a burst of samples of the same instruction.
+                let late = (now_ns - next) / interval_ns + 1;
+                s.missed.fetch_add(late, Ordering::Relaxed);
+                next = now_ns + interval_ns;
+            }
+        }
+        if st.sampling.any_active() {
+            s.next_sample_ns.store(next, Ordering::Relaxed);
+        } else {
+            s.next_sample_ns.store(0, Ordering::Relaxed);
+        }
+    } else {
+        s.next_sample_ns.store(0, Ordering::Relaxed);
+    }
+
+    if s.next_account_ns.load(Ordering::Relaxed) != 0 {
+        let d = runtime::jitter(st, runtime::ACCOUNT_PERIOD_NS);
+        s.next_account_ns.store(now_ns + d, Ordering::Relaxed);
+    }
+    update_accounting(st, now_ns);
+
+    let param = deliverable(st, view);
+    runtime::reschedule(view.cpu, now_ns);
+    param
+}
+
+/// Take the pending measurement alert if the CPU is enabled for it: PSW external mask and
+/// CR0 bit 58 (SA23-2260, Measurement Alert).
+pub fn deliverable(st: &CpuState, view: &CpuView) -> Option<u32> {
+    if st.alerts.pending().is_empty() || !view.ext_mask || !view.measurement_alert_enabled() {
+        return None;
+    }
+    let bits = st.alerts.take();
+    if bits.is_empty() {
+        None
+    } else {
+        Some(bits.bits())
+    }
+}

@@ -1,0 +1,350 @@
+//! The C ABI hooks Hercules' glue calls (declared in the generated `include/hcpumf.h`).
+//!
+//! Every hook catches panics: a Rust panic must never unwind into Hercules. A hook that
+//! panicked logs `HHCMF999E` and answers conservatively (no state change, cc 3).
+
+use crate::cpu::{Arch, CpuView};
+use crate::engine::{self, Operands};
+use crate::glue::{hcpumf_hdl, hcpumf_host, hcpumf_result, hcpumf_view};
+use crate::runtime;
+use std::ffi::{c_char, c_void, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+fn guarded<T>(what: &str, default: T, f: impl FnOnce() -> T) -> T {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(v) => v,
+        Err(_) => {
+            runtime::log(&format!(
+                "HHCMF999E hcpumf internal error in {what}; the request was ignored"
+            ));
+            default
+        }
+    }
+}
+
+/// The Rust view of the glue's CPU snapshot.
+pub fn to_view(v: &hcpumf_view) -> CpuView {
+    CpuView {
+        cpu: v.cpu,
+        arch: Arch::from_u32(u32::from(v.arch)),
+        problem_state: v.problem != 0,
+        wait: v.wait != 0,
+        dat: v.dat != 0,
+        asc: v.asc & 3,
+        ext_mask: v.ext_mask != 0,
+        ia: v.ia,
+        cr0: v.cr0,
+        cr4: v.cr4,
+        inst: v.inst,
+        ilen: v.ilen,
+        meter: Default::default(),
+        tod: v.tod,
+    }
+}
+
+fn operands(v: &hcpumf_view) -> Operands {
+    Operands {
+        r1: v.r1,
+        r2: v.r2,
+        m3: v.m3,
+        addr: v.addr,
+    }
+}
+
+/// Called by the glue's `hdl_init`: remember the host services, choose the machine model,
+/// start the sampler and print the banner. Returns 0.
+///
+/// # Safety
+/// `host` must point to the glue's host-services table, valid until [`hcpumf_unload`].
+#[no_mangle]
+pub unsafe extern "C" fn hcpumf_load(host: *const hcpumf_host) -> i32 {
+    guarded("load", 1, || {
+        runtime::set_host(host);
+        crate::console::load_model();
+        runtime::start_scheduler();
+        crate::console::banner();
+        0
+    })
+}
+
+/// Called by the glue's `hdl_fini`: stop the sampler thread and forget the host.
+#[no_mangle]
+pub extern "C" fn hcpumf_unload() {
+    guarded("unload", (), || {
+        runtime::stop_scheduler();
+        crate::console::shutdown();
+        runtime::log("HHCMF001I hcpumf unloaded");
+        runtime::clear_host();
+    })
+}
+
+/// Operation and privileged-operation checks before the operand is touched. Returns the
+/// program-interruption code or 0.
+///
+/// # Safety
+/// `v` must point to a valid view.
+#[no_mangle]
+pub unsafe extern "C" fn hcpumf_precheck(opcode: u32, v: *const hcpumf_view) -> u16 {
+    guarded("precheck", 0, || {
+        // SAFETY: the glue passes its stack view.
+        let Some(v) = (unsafe { v.as_ref() }) else {
+            return 0;
+        };
+        match engine::precheck(opcode, &to_view(v)) {
+            Ok(()) => 0,
+            Err(e) => e.code(),
+        }
+    })
+}
+
+/// Execute an instruction whose operand (`len` bytes at `operand`, may be null when 0) has
+/// been fetched; fill `res` with what the glue must do.
+///
+/// # Safety
+/// `v` and `res` must be valid; `operand` must hold `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hcpumf_execute(
+    opcode: u32,
+    v: *const hcpumf_view,
+    operand: *const u8,
+    len: u32,
+    res: *mut hcpumf_result,
+) {
+    // SAFETY: the glue passes pointers to its stack objects.
+    let Some(res) = (unsafe { res.as_mut() }) else {
+        return;
+    };
+    res.pgm = 0;
+    res.cc = 3;
+    res.set_r1 = 0;
+    res.store_len = 0;
+    guarded("execute", (), || {
+        // SAFETY: as above.
+        let Some(v) = (unsafe { v.as_ref() }) else {
+            return;
+        };
+        let bytes: &[u8] = if operand.is_null() || len == 0 {
+            &[]
+        } else {
+            // SAFETY: the glue fetched `len` bytes into the buffer `operand` points to.
+            unsafe { std::slice::from_raw_parts(operand, len as usize) }
+        };
+        let view = to_view(v);
+        match engine::execute(opcode, &view, &operands(v), bytes, v.instcount) {
+            Ok(out) => {
+                res.cc = out.cc.map(|c| c as i8).unwrap_or(-1);
+                if let Some(r1) = out.r1 {
+                    res.set_r1 = 1;
+                    res.r1 = r1;
+                }
+                let n = out.store.len().min(res.store.len());
+                res.store[..n].copy_from_slice(&out.store[..n]);
+                res.store_len = n as u32;
+            }
+            Err(e) => {
+                res.pgm = e.code();
+                res.cc = -1;
+            }
+        }
+    })
+}
+
+/// The CPU's tick (see `engine::tick`). Returns 1 with `*param` set when the glue must
+/// present the measurement alert now.
+///
+/// # Safety
+/// `v` and `param` must be valid.
+#[no_mangle]
+pub unsafe extern "C" fn hcpumf_tick(v: *const hcpumf_view, param: *mut u32) -> i32 {
+    guarded("tick", 0, || {
+        // SAFETY: the glue passes pointers to its stack objects.
+        let (Some(v), Some(param)) = (unsafe { v.as_ref() }, unsafe { param.as_mut() }) else {
+            return 0;
+        };
+        match engine::tick(&to_view(v), v.instcount) {
+            Some(p) => {
+                *param = p;
+                1
+            }
+            None => 0,
+        }
+    })
+}
+
+/// For a CPU in a wait state (interrupt lock held by the glue): take the pending alert if
+/// the CPU is enabled for it.
+///
+/// # Safety
+/// `v` and `param` must be valid.
+#[no_mangle]
+pub unsafe extern "C" fn hcpumf_alert_for_waiting(v: *const hcpumf_view, param: *mut u32) -> i32 {
+    guarded("alert", 0, || {
+        // SAFETY: the glue passes pointers to its stack objects.
+        let (Some(v), Some(param)) = (unsafe { v.as_ref() }, unsafe { param.as_mut() }) else {
+            return 0;
+        };
+        let view = to_view(v);
+        let Some(st) = runtime::cpu(view.cpu) else {
+            return 0;
+        };
+        match engine::deliverable(st, &view) {
+            Some(p) => {
+                *param = p;
+                1
+            }
+            None => 0,
+        }
+    })
+}
+
+/// Add the plugin's facility bits to the STFLE list of `len` bytes (buffer `cap` bytes);
+/// returns the new length.
+///
+/// # Safety
+/// `list` must hold `cap` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hcpumf_facility_list(list: *mut u8, cap: usize, len: i32, arch: u8) -> i32 {
+    guarded("stfle", len, || {
+        if list.is_null() {
+            return len;
+        }
+        // SAFETY: the glue's buffer holds `cap` bytes.
+        let buf = unsafe { std::slice::from_raw_parts_mut(list, cap) };
+        crate::console::facility_list(buf, len.max(0) as usize, Arch::from_u32(u32::from(arch)))
+            as i32
+    })
+}
+
+/// A SIGP CPU reset (initial = 0) or initial CPU reset (initial = 1) was accepted for `cpu`.
+#[no_mangle]
+pub extern "C" fn hcpumf_cpu_reset(cpu: u16, initial: i32) {
+    guarded("reset", (), || crate::console::reset_cpu(cpu, initial != 0))
+}
+
+/// A system reset, clear reset or IPL is under way: every CPU gets the initial state.
+#[no_mangle]
+pub extern "C" fn hcpumf_system_reset() {
+    guarded("reset", (), || {
+        for cpu in 0..runtime::MAX_CPUS as u16 {
+            crate::console::reset_cpu(cpu, true);
+        }
+    })
+}
+
+/// A CPACF instruction is about to run on `cpu` (`opcode`, function code `fc`).
+#[no_mangle]
+pub extern "C" fn hcpumf_crypto_begin(cpu: u16, opcode: u32, fc: u32) {
+    guarded("crypto", (), || crate::crypto::begin(cpu, opcode, fc))
+}
+
+/// The CPACF instruction finished after `ns` nanoseconds of CPU time.
+#[no_mangle]
+pub extern "C" fn hcpumf_crypto_end(cpu: u16, opcode: u32, fc: u32, ns: u64) {
+    guarded("crypto", (), || crate::crypto::end(cpu, opcode, fc, ns))
+}
+
+/// A console command whose first word is `hcpumf`.
+///
+/// # Safety
+/// `argv` must hold `argc` NUL-terminated strings.
+#[no_mangle]
+pub unsafe extern "C" fn hcpumf_command(
+    argc: i32,
+    argv: *const *const c_char,
+    cmdline: *const c_char,
+) {
+    let _ = cmdline;
+    guarded("command", (), || {
+        let mut args = Vec::new();
+        for i in 0..argc.max(0) as usize {
+            // SAFETY: the glue passes Hercules' parsed argument vector of `argc` strings.
+            let p = unsafe { *argv.add(i) };
+            if p.is_null() {
+                break;
+            }
+            // SAFETY: each argument is NUL-terminated.
+            args.push(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned());
+        }
+        crate::console::command(&args);
+    })
+}
+
+static HDL: std::sync::atomic::AtomicPtr<hcpumf_hdl> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+
+fn hdl() -> Option<&'static hcpumf_hdl> {
+    // SAFETY: the pointer is the glue's static section table, registered by its constructor
+    // and valid for the life of the loaded module.
+    unsafe { HDL.load(std::sync::atomic::Ordering::Acquire).as_ref() }
+}
+
+/// Called by the glue's constructor: its HDL sections.
+///
+/// # Safety
+/// `sections` must point to a static table.
+#[no_mangle]
+pub unsafe extern "C" fn hcpumf_register_hdl(sections: *const hcpumf_hdl) {
+    HDL.store(sections as *mut hcpumf_hdl, std::sync::atomic::Ordering::Release);
+}
+
+/// HDL dependency section (structure sizes and versions must match Hercules').
+///
+/// # Safety
+/// Called by Hercules' HDL loader with its version-check callback.
+#[no_mangle]
+pub unsafe extern "C" fn hdl_depc(vers: *mut c_void) -> i32 {
+    match hdl().and_then(|h| h.depc) {
+        // SAFETY: forwards Hercules' argument to the glue's section.
+        Some(f) => unsafe { f(vers) },
+        None => 1,
+    }
+}
+
+/// HDL resolver section.
+///
+/// # Safety
+/// Called by Hercules' HDL loader.
+#[no_mangle]
+pub unsafe extern "C" fn hdl_reso(fent: *mut c_void) {
+    if let Some(f) = hdl().and_then(|h| h.reso) {
+        // SAFETY: forwards Hercules' argument to the glue's section.
+        unsafe { f(fent) }
+    }
+}
+
+/// HDL registration section (hooks, console command, start of the plugin).
+///
+/// # Safety
+/// Called by Hercules' HDL loader.
+#[no_mangle]
+pub unsafe extern "C" fn hdl_init(regi: *mut c_void) {
+    if let Some(f) = hdl().and_then(|h| h.init) {
+        // SAFETY: forwards Hercules' argument to the glue's section.
+        unsafe { f(regi) }
+    }
+}
+
+/// HDL instruction section (the CPU-measurement opcodes).
+///
+/// # Safety
+/// Called by Hercules' HDL loader.
+#[no_mangle]
+pub unsafe extern "C" fn hdl_dins(dins: *mut c_void) {
+    if let Some(f) = hdl().and_then(|h| h.dins) {
+        // SAFETY: forwards Hercules' argument to the glue's section.
+        unsafe { f(dins) }
+    }
+}
+
+/// HDL final section (rmmod and shutdown).
+///
+/// # Safety
+/// Called by Hercules' HDL loader.
+#[no_mangle]
+pub unsafe extern "C" fn hdl_fini() -> i32 {
+    match hdl().and_then(|h| h.fini) {
+        // SAFETY: calls the glue's final section.
+        Some(f) => unsafe { f() },
+        None => 0,
+    }
+}

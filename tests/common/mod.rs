@@ -1,0 +1,323 @@
+//! Scripted Hercules runs for the integration tests.
+//!
+//! A test assembles a guest program (`tests/guest/*.s`, with `lowcore.inc`) with
+//! `s390x-linux-gnu-as`, links it at address 0, writes a Hercules configuration that loads
+//! the plugin and an rc file that loads the program with `loadcore` and restarts the CPU(s),
+//! runs `hercules -d` bounded by `timeout`, and ends the run through the automatic operator
+//! when CPU 0 enters a disabled wait: the check script displays storage and quits. Results
+//! are read from the `r` displays in the log. A run fails loudly when the module did not
+//! load (HHCHD011I/HHCHD014E or no HHCHD101I) or timed out, printing the log.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The plugin under test: $HCPUMF_SO, else target/{release,debug}/libhcpumf.so (newest).
+pub fn plugin() -> PathBuf {
+    if let Ok(p) = std::env::var("HCPUMF_SO") {
+        return PathBuf::from(p);
+    }
+    let cands = [
+        root().join("target/release/libhcpumf.so"),
+        root().join("target/debug/libhcpumf.so"),
+    ];
+    let mut best: Option<(std::time::SystemTime, PathBuf)> = None;
+    for c in cands {
+        if let Ok(md) = std::fs::metadata(&c) {
+            let t = md.modified().unwrap_or(std::time::UNIX_EPOCH);
+            if best.as_ref().map(|(bt, _)| t > *bt).unwrap_or(true) {
+                best = Some((t, c));
+            }
+        }
+    }
+    best.map(|(_, p)| p)
+        .expect("libhcpumf.so not built: run `cargo build --release` first")
+}
+
+static SEQ: AtomicU32 = AtomicU32::new(0);
+
+/// A fresh scratch directory.
+pub fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "hcpumf-{}-{}-{}",
+        name,
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch dir");
+    d
+}
+
+/// Assemble and link `tests/guest/<name>.s` at address 0; returns the flat binary.
+pub fn assemble(name: &str, dir: &Path) -> PathBuf {
+    let guest = root().join("tests/guest");
+    let src = guest.join(format!("{name}.s"));
+    let obj = dir.join(format!("{name}.o"));
+    let elf = dir.join(format!("{name}.elf"));
+    let bin = dir.join(format!("{name}.bin"));
+    let out = Command::new("s390x-linux-gnu-as")
+        .args(["-march=z13", "-I"])
+        .arg(&guest)
+        .arg("-o")
+        .arg(&obj)
+        .arg(&src)
+        .output()
+        .expect("s390x-linux-gnu-as (run scripts/setup.sh)");
+    assert!(
+        out.status.success(),
+        "assembling {}:\n{}",
+        src.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = Command::new("s390x-linux-gnu-ld")
+        .args(["-Ttext=0", "-e", "0", "--no-relax", "-o"])
+        .arg(&elf)
+        .arg(&obj)
+        .output()
+        .expect("s390x-linux-gnu-ld");
+    assert!(
+        out.status.success(),
+        "linking {}:\n{}",
+        name,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = Command::new("s390x-linux-gnu-objcopy")
+        .args(["-O", "binary", "-j", ".text"])
+        .arg(&elf)
+        .arg(&bin)
+        .output()
+        .expect("s390x-linux-gnu-objcopy");
+    assert!(out.status.success(), "objcopy {name}");
+    bin
+}
+
+/// How to run Hercules.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub numcpu: u32,
+    pub archmode: &'static str,
+    pub cpumodel: &'static str,
+    pub mainsize_mb: u32,
+    /// Load the plugin (a run without it shows what plain Hercules does).
+    pub plugin: bool,
+    /// Console commands before the program starts (after loadcore).
+    pub before: Vec<String>,
+    /// Console commands when CPU 0 finished, before the storage displays.
+    pub after: Vec<String>,
+    /// Storage ranges to display when done: (address, length).
+    pub show: Vec<(u64, u64)>,
+    /// Start every CPU (each gets a restart), not just CPU 0.
+    pub start_all: bool,
+    /// Seconds before the run is killed.
+    pub timeout: u32,
+    /// Extra environment (e.g. HCPUMF_OPTIONS).
+    pub env: Vec<(String, String)>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            numcpu: 1,
+            archmode: "z/Arch",
+            cpumodel: "2097",
+            mainsize_mb: 64,
+            plugin: true,
+            before: Vec::new(),
+            after: Vec::new(),
+            show: vec![(0x3000, 0x400), (0x37f8, 0x88), (0x3bf8, 0x88)],
+            start_all: false,
+            timeout: 60,
+            env: Vec::new(),
+        }
+    }
+}
+
+/// What a run left behind.
+#[derive(Debug)]
+pub struct Outcome {
+    pub log: String,
+    pub storage: BTreeMap<u64, u8>,
+    pub dir: PathBuf,
+}
+
+impl Outcome {
+    /// Bytes displayed at `addr`.
+    pub fn bytes(&self, addr: u64, len: usize) -> Vec<u8> {
+        (0..len as u64)
+            .map(|i| {
+                *self.storage.get(&(addr + i)).unwrap_or_else(|| {
+                    panic!("{:#x} was not displayed\n{}", addr + i, self.log)
+                })
+            })
+            .collect()
+    }
+    /// Big-endian doubleword displayed at `addr`.
+    pub fn u64(&self, addr: u64) -> u64 {
+        let b = self.bytes(addr, 8);
+        u64::from_be_bytes(b.try_into().expect("8 bytes"))
+    }
+    /// Big-endian word at `addr`.
+    pub fn u32(&self, addr: u64) -> u32 {
+        let b = self.bytes(addr, 4);
+        u32::from_be_bytes(b.try_into().expect("4 bytes"))
+    }
+    /// Big-endian halfword at `addr`.
+    pub fn u16(&self, addr: u64) -> u16 {
+        let b = self.bytes(addr, 2);
+        u16::from_be_bytes(b.try_into().expect("2 bytes"))
+    }
+    /// Program-interruption codes logged by lowcore.inc's handler, in order.
+    pub fn program_checks(&self) -> Vec<u16> {
+        let n = self.u64(0x37f8);
+        (0..n.min(16))
+            .map(|i| (self.u64(0x3800 + 8 * i) & 0xffff) as u16)
+            .collect()
+    }
+    /// External interruptions logged by lowcore.inc's handler: (code, parameter).
+    pub fn external_interruptions(&self) -> Vec<(u16, u32)> {
+        let n = self.u64(0x3bf8);
+        (0..n.min(16))
+            .map(|i| {
+                let v = self.u64(0x3c00 + 8 * i);
+                ((v >> 32) as u16, v as u32)
+            })
+            .collect()
+    }
+    /// Did the log say this?
+    pub fn said(&self, text: &str) -> bool {
+        self.log.contains(text)
+    }
+    /// The disabled-wait PSW address of CPU 0 (0 = the test's DONE, 0xbad = FAIL).
+    pub fn wait_code(&self) -> Option<u64> {
+        let i = self.log.find("HHCCP011I CPU0000")?;
+        let rest = &self.log[i..];
+        let p = rest.find("PSW=")?;
+        let psw: String = rest[p + 4..].chars().take(40).collect();
+        let parts: Vec<&str> = psw.split_whitespace().collect();
+        u64::from_str_radix(parts.get(2)?, 16).ok()
+    }
+}
+
+fn parse_displays(log: &str) -> BTreeMap<u64, u8> {
+    let mut m = BTreeMap::new();
+    for line in log.lines() {
+        // R:0000000000003000:K:06=00000000 00000000 00000000 00000000  ................
+        let Some(rest) = line.trim_start().strip_prefix("R:") else {
+            continue;
+        };
+        let Some((addr, data)) = rest.split_once(":K:") else {
+            continue;
+        };
+        let Ok(addr) = u64::from_str_radix(addr, 16) else {
+            continue;
+        };
+        let Some((_, hex)) = data.split_once('=') else {
+            continue;
+        };
+        let mut a = addr;
+        for word in hex.split_whitespace().take(4) {
+            if word.len() != 8 || !word.chars().all(|c| c.is_ascii_hexdigit()) {
+                break;
+            }
+            for k in 0..4 {
+                let b = u8::from_str_radix(&word[2 * k..2 * k + 2], 16).unwrap_or(0);
+                m.insert(a, b);
+                a += 1;
+            }
+        }
+    }
+    m
+}
+
+/// Run guest program `name` under Hercules with `cfg`.
+pub fn run(name: &str, cfg: &Config) -> Outcome {
+    let dir = scratch(name);
+    let bin = assemble(name, &dir);
+    run_binary(&bin, &dir, cfg)
+}
+
+/// Run an already-built binary.
+pub fn run_binary(bin: &Path, dir: &Path, cfg: &Config) -> Outcome {
+    let conf = dir.join("hercules.cnf");
+    let rc = dir.join("hercules.rc");
+    let check = dir.join("check.rc");
+    let mut c = format!(
+        "ARCHMODE {}\nMAINSIZE {}\nNUMCPU {}\nCPUMODEL {}\nCPUSERIAL 000611\n000E 1403 {}\n",
+        cfg.archmode,
+        cfg.mainsize_mb,
+        cfg.numcpu,
+        cfg.cpumodel,
+        dir.join("print.txt").display()
+    );
+    if cfg.plugin {
+        c.push_str(&format!("ldmod {}\n", plugin().display()));
+    }
+    std::fs::write(&conf, c).expect("write config");
+    let mut r = format!("loadcore {} 0\n", bin.display());
+    for cmd in &cfg.before {
+        r.push_str(cmd);
+        r.push('\n');
+    }
+    r.push_str("hao tgt HHCCP011I CPU0000\n");
+    r.push_str(&format!("hao cmd script {}\n", check.display()));
+    if cfg.start_all {
+        for cpu in (0..cfg.numcpu).rev() {
+            r.push_str(&format!("cpu {cpu:x}\nrestart\n"));
+        }
+    } else {
+        r.push_str("restart\n");
+    }
+    std::fs::write(&rc, r).expect("write rc");
+    let mut k = String::new();
+    for cmd in &cfg.after {
+        k.push_str(cmd);
+        k.push('\n');
+    }
+    for (a, l) in &cfg.show {
+        k.push_str(&format!("r {a:x}.{l:x}\n"));
+    }
+    k.push_str("quit\n");
+    std::fs::write(&check, k).expect("write check");
+
+    let mut cmd = Command::new("timeout");
+    cmd.args(["-k", "5", &cfg.timeout.to_string(), "hercules", "-d", "-f"])
+        .arg(&conf)
+        .env("HERCULES_RC", &rc)
+        .current_dir(dir);
+    for (k, v) in &cfg.env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run hercules (run scripts/setup.sh)");
+    let mut log = String::from_utf8_lossy(&out.stdout).into_owned();
+    log.push_str(&String::from_utf8_lossy(&out.stderr));
+    std::fs::write(dir.join("hercules.log"), &log).ok();
+    if cfg.plugin {
+        assert!(
+            log.contains("HHCHD101I") && !log.contains("HHCHD011I") && !log.contains("HHCHD014E"),
+            "the plugin did not load:\n{log}"
+        );
+    }
+    assert!(
+        out.status.code() != Some(124) && out.status.code() != Some(137),
+        "Hercules timed out after {} s:\n{log}",
+        cfg.timeout
+    );
+    assert!(
+        log.contains("HHCCP011I CPU0000"),
+        "CPU 0 never reached its disabled wait:\n{log}"
+    );
+    let storage = parse_displays(&log);
+    Outcome {
+        log,
+        storage,
+        dir: dir.to_path_buf(),
+    }
+}
