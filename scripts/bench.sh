@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Overhead of the plugin as a ratio against plain Hercules, measured in the same run:
+# the same guest workload (scripts/bench/mips.s, 3 s by the guest's TOD clock) under
+#   baseline   Hercules without the module
+#   idle       module loaded, facilities unused
+#   counters   all counter sets active
+#   samp-13k   basic sampling at 13,333 samples/s (z/OS default 800,000/min)
+#   samp-max   basic sampling at QSI's maximum rate
+# Each configuration runs REPS times (default 3), interleaved; the median is reported.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+REPS=${REPS:-3}
+bash scripts/setup.sh >/dev/null
+cargo build --release --quiet
+so="$PWD/target/release/libhcpumf.so"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+s390x-linux-gnu-as -march=z13 -I tests/guest -o "$work/mips.o" scripts/bench/mips.s
+s390x-linux-gnu-ld -Ttext=0 -e 0 -o "$work/mips.elf" "$work/mips.o"
+s390x-linux-gnu-objcopy -O binary -j .text "$work/mips.elf" "$work/mips.bin"
+
+speed=4404                      # cycles/us of the 2097 model
+max_rate=$(grep -o 'MAX_SAMPLING_RATE: u64 = [0-9_]*' src/model.rs | grep -o '[0-9_]*$' | tr -d _)
+int13=$(( speed * 1000000 / 13333 ))
+intmax=$(( speed * 1000000 / max_rate ))
+
+run() { # name plugin(0/1) mode interval
+  local name=$1 plugin=$2 mode=$3 interval=$4 d="$work/$1"
+  mkdir -p "$d"
+  {
+    echo "ARCHMODE z/Arch"; echo "MAINSIZE 64"; echo "NUMCPU 1"; echo "CPUMODEL 2097"
+    echo "000E 1403 $d/print.txt"
+    [ "$plugin" = 1 ] && echo "ldmod $so"
+  } > "$d/h.cnf"
+  printf 'r 3000.20\nquit\n' > "$d/check.rc"
+  {
+    echo "loadcore $work/mips.bin 0"
+    printf 'r 3f00=%016x%016x\n' "$mode" "$interval"
+    echo "hao tgt HHCCP011I CPU0000"; echo "hao cmd script $d/check.rc"; echo "restart"
+  } > "$d/h.rc"
+  HERCULES_RC="$d/h.rc" timeout -k 5 60 hercules -d -f "$d/h.cnf" > "$d/log" 2>&1 || true
+  local line
+  line=$(grep -m1 '^R:0000000000003000' "$d/log" || true)
+  if [ -z "$line" ]; then echo "bench: run $name failed; log:" >&2; tail -30 "$d/log" >&2; exit 1; fi
+  local w
+  w=$(echo "$line" | sed 's/.*=//' | awk '{print $1 $2, $3 $4}')
+  local iters=$((16#${w%% *})) tod=$((16#${w##* }))
+  # iterations per second (TOD: 4096 units per microsecond)
+  echo $(( iters * 4096 * 1000000 / tod ))
+}
+
+declare -A results
+configs=("baseline 0 0 0" "idle 1 0 0" "counters 1 1 0" "samp-13k 1 2 $int13" "samp-max 1 2 $intmax")
+for rep in $(seq "$REPS"); do
+  for c in "${configs[@]}"; do
+    set -- $c
+    results[$1]+="$(run "$@") "
+  done
+done
+median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+base=$(echo "${results[baseline]}" | median)
+printf '%-10s %14s %8s   (loop iterations/s of %s-instruction loop, median of %s)\n' config rate ratio 7 "$REPS"
+for c in "${configs[@]}"; do
+  set -- $c
+  m=$(echo "${results[$1]}" | median)
+  printf '%-10s %14s %8s\n' "$1" "$m" "$(awk -v a="$m" -v b="$base" 'BEGIN {printf "%.4f", a/b}')"
+done
+echo "sampling intervals: 13,333/s = $int13 cycles, max $max_rate/s = $intmax cycles"

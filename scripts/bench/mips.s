@@ -1,0 +1,66 @@
+# Benchmark workload: a mix of loads, stores, arithmetic and branches, run for a fixed
+# time measured with the TOD clock; the number of loop iterations per second is the figure.
+# Mode (set by scripts/bench.sh at 0x3F00): 0 nothing, 1 all counter sets active,
+# 2 basic sampling at the interval at 0x3F08 into 2044 4-KB SDBs.
+# Results: 0x3000 iterations, 0x3008 elapsed TOD units, 0x3010 LCCTL/LSCTL cc.
+        .include "lowcore.inc"
+start:  lghi  %r13,0x3000
+        lghi  %r12,0x1000
+        lg    %r2,0xf00(%r13)                 # mode
+        cghi  %r2,1
+        jne   nocount
+        lcctl allsets-0x1000(%r12)
+        ipm   %r1
+        st    %r1,0x10(%r13)
+nocount: cghi %r2,2
+        jne   go
+        # 4 SDBTs at 0xF0000.. with 511 SDBs each (SDBs from 0x100000), linked in a ring.
+        llilf %r3,0xF0000                     # table
+        llilf %r4,0x100000                    # next SDB
+        lghi  %r5,4
+tab:    lghi  %r6,511
+        lgr   %r7,%r3
+ent:    stg   %r4,0(%r7)
+        aghi  %r7,8
+        agfi  %r4,4096
+        brctg %r6,ent
+        lgr   %r8,%r3
+        agfi  %r8,4096                        # next table
+        cghi  %r5,1
+        jne   link
+        llilf %r8,0xF0000                     # last links back to the first
+link:   oill  %r8,1
+        stg   %r8,0(%r7)
+        agfi  %r3,4096
+        brctg %r5,tab
+        lg    %r2,0xf08(%r13)
+        stg   %r2,req+8-0x1000(%r12)
+        lsctl req-0x1000(%r12)
+        ipm   %r1
+        st    %r1,0x10(%r13)
+go:     stck  0x40(%r13)
+        lghi  %r9,0                           # iterations
+        larl  %r10,data
+outer:  llilf %r6,100000
+inner:  lg    %r1,0(%r10)
+        agr   %r1,%r6
+        stg   %r1,8(%r10)
+        ahi   %r1,3
+        nill  %r1,0xff
+        lgr   %r3,%r1
+        brctg %r6,inner
+        agfi  %r9,100000
+        stck  0x48(%r13)
+        lg    %r1,0x48(%r13)
+        sg    %r1,0x40(%r13)
+        clg   %r1,dur-0x1000(%r12)
+        jl    outer
+        stg   %r9,0x00(%r13)
+        stg   %r1,0x08(%r13)
+        DONE
+        .align 8
+allsets: .quad 0x00000000000F000F
+dur:    .quad 0x2EE000000                     # 3 s in TOD units (3,000,000 us << 12)
+req:    .quad 0x4000000000000202, 0, 0xF0000, 0x100000
+        .quad 0, 0, 0, 0
+data:   .quad 5, 0

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The project's whole test suite, runnable on a fresh Debian bookworm machine:
+# set-up (packages, Hercules source), formatting and lint, the unit tests, and the scripted
+# Hercules runs with assembler guests against the plugin.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+bash scripts/setup.sh
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+echo "== cargo clippy"
+cargo clippy --all-targets --release -- -D warnings
+echo "== build (plugin and report tool)"
+cargo build --release
+echo "== header"
+export HCPUMF_SO="$PWD/target/release/libhcpumf.so"
+echo "== tests (unit + scripted Hercules runs)"
+cargo test --release -- --test-threads=2
