@@ -269,11 +269,11 @@ DEF_INST(hcpumf_kmac) { UNREFERENCED(inst); ARCH_DEP(program_interrupt)(regs, PG
 #endif
 
 /* Present the measurement alert (external interruption code 1407 hex, parameter at real
- * 128-131). Called with the interrupt lock held. */
-static void ARCH_DEP(hcpumf_present)(REGS *regs, U32 param)
+ * 128-131). Called with the interrupt lock held. Returns the program-interruption code of an
+ * invalid external new PSW, or 0. */
+static int ARCH_DEP(hcpumf_present)(REGS *regs, U32 param)
 {
     PSA *psa = (void *)(regs->mainstor + regs->PX);
-    int rc;
     STORAGE_KEY(regs->PX, regs) |= (STORKEY_REF | STORKEY_CHANGE);
     regs->psw.intcode = 0x1407;
     STORE_HW(psa->extcpad, 0);
@@ -283,11 +283,7 @@ static void ARCH_DEP(hcpumf_present)(REGS *regs, U32 param)
         STORE_HW(psa->extint, 0x1407);
     STORE_FW(regs->mainstor + regs->PX + 128, param);
     ARCH_DEP(store_psw)(regs, psa->extold);
-    rc = ARCH_DEP(load_psw)(regs, psa->extnew);
-    if (rc) {
-        RELEASE_INTLOCK(regs);
-        ARCH_DEP(program_interrupt)(regs, rc);
-    }
+    return ARCH_DEP(load_psw)(regs, psa->extnew);
 }
 
 /* Runs on the CPU's own thread in place of the next instruction after the sampler armed the
@@ -310,12 +306,18 @@ static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
     SET_PSW_IA(regs);
     v.ia = regs->psw.IA;
     v.tod = tod_clock(regs) << 8;
-    if (hcpumf_tick(&v, &param)) {
+    /* The target of an EXECUTE is never interrupted half-way: the alert stays pending. */
+    if (!regs->execflag && hcpumf_tick(&v, &param)) {
+        int rc;
         OBTAIN_INTLOCK(regs);
-        ARCH_DEP(hcpumf_present)(regs, param);
+        rc = ARCH_DEP(hcpumf_present)(regs, param);
         RELEASE_INTLOCK(regs);
+        if (rc)
+            ARCH_DEP(program_interrupt)(regs, rc);
         longjmp(regs->progjmp, SIE_NO_INTERCEPT);
     }
+    if (regs->execflag)
+        hcpumf_tick(&v, &param);
     regs->ARCH_DEP(opcode_table)[inst[0]](inst, regs);
 }
 
@@ -330,9 +332,16 @@ static void ARCH_DEP(hcpumf_kick)(REGS *regs)
     ARCH_DEP(hcpumf_view)(regs, none, &v);
     v.ia = regs->psw.IA;
     if (hcpumf_alert_for_waiting(&v, &param)) {
-        ARCH_DEP(hcpumf_present)(regs, param);
-        WAKEUP_CPU(regs);
+        /* An invalid external new PSW is left for the CPU to find: nothing is loaded. */
+        if (ARCH_DEP(hcpumf_present)(regs, param) == 0)
+            WAKEUP_CPU(regs);
     }
+}
+
+/* The first-level opcode table of a CPU in this architecture. */
+static FUNC *ARCH_DEP(hcpumf_table)(REGS *regs)
+{
+    return regs->ARCH_DEP(opcode_table);
 }
 
 /* Arm CPU `regs`: every entry of its first-level opcode table calls the tick function. */
@@ -385,6 +394,22 @@ static void hcpumf_h_mark_changed(uint64_t abs)
         STORAGE_KEY(abs, &sysblk) |= (STORKEY_REF | STORKEY_CHANGE);
 }
 
+static FUNC *hcpumf_current_table(REGS *regs)
+{
+    switch (regs->arch_mode) {
+#if defined(_370)
+    case ARCH_370: return s370_hcpumf_table(regs);
+#endif
+#if defined(_390)
+    case ARCH_390: return s390_hcpumf_table(regs);
+#endif
+#if defined(_900)
+    case ARCH_900: return z900_hcpumf_table(regs);
+#endif
+    }
+    return NULL;
+}
+
 static int hcpumf_h_arm(uint16_t cpu)
 {
     REGS *regs;
@@ -393,6 +418,10 @@ static int hcpumf_h_arm(uint16_t cpu)
         return 1;
     obtain_lock(&sysblk.cpulock[cpu]);
     regs = sysblk.regs[cpu];
+    /* A CPU that changed architecture (new REGS) never ran the tick of its old table. */
+    if (IS_CPU_ONLINE(cpu) && regs && hcpumf_armstate[cpu] == 2
+        && hcpumf_armed_table[cpu] != hcpumf_current_table(regs))
+        hcpumf_armstate[cpu] = 0;
     if (IS_CPU_ONLINE(cpu) && regs && !regs->sie_active
         && __sync_bool_compare_and_swap(&hcpumf_armstate[cpu], 0, 1)) {
         switch (regs->arch_mode) {
@@ -420,7 +449,8 @@ static void hcpumf_disarm(int cpu)
 {
     obtain_lock(&sysblk.cpulock[cpu]);
     if (hcpumf_armstate[cpu] == 2 && hcpumf_armed_table[cpu] && IS_CPU_ONLINE(cpu)
-        && sysblk.regs[cpu]) {
+        && sysblk.regs[cpu]
+        && hcpumf_armed_table[cpu] == hcpumf_current_table(sysblk.regs[cpu])) {
         memcpy(hcpumf_armed_table[cpu], hcpumf_saved[cpu], sizeof(hcpumf_saved[cpu]));
         hcpumf_armstate[cpu] = 0;
     }
