@@ -32,6 +32,8 @@ typedef struct hcpumf_view {
     uint64_t r1;        /* contents of the R1 register operand */
     uint64_t r2;        /* contents of the R2 register operand */
     uint64_t addr;      /* second-operand address */
+    uint64_t prefix;    /* prefix register: absolute address of the CPU's PSA */
+    uint64_t cr1;       /* control register 1 (segment-table designation) */
 } hcpumf_view;
 
 /* What the glue must do after an instruction (filled in by hcpumf_execute). */

@@ -84,6 +84,8 @@ static void ARCH_DEP(hcpumf_view)(REGS *regs, BYTE inst[], hcpumf_view *v)
     v->cr0 = HCPUMF_CR(regs, 0);
     v->cr4 = HCPUMF_CR(regs, 4);
     v->instcount = INSTCOUNT(regs);
+    v->prefix = regs->PX;
+    v->cr1 = HCPUMF_CR(regs, 1);
 }
 
 /* Apply the Rust core's decision about an instruction. */

@@ -1,9 +1,735 @@
-//! Host-driven HIS-style collection (`hcpumf his ...`).
+//! Host-driven HIS-style collection: `hcpumf his begin ...` / `hcpumf his end`, modelled on
+//! z/OS `F HIS,BEGIN` / `F HIS,END` (Redbook SG24-7857 chapter 2; z/OS MVS System Commands).
+//!
+//! The collector never touches guest storage and never changes guest-visible facility state:
+//! counters come from the plugin's own metering (the numbers the guest's counter sets would
+//! show), samples are taken by the same per-CPU tick as the guest's sampling but stored in
+//! buffers the plugin owns and written as raw 4-KB sample-data blocks to `.SMP.cpu#` files by
+//! a writer thread. Guest and host collection coexist: each has its own interval and buffers.
 
-/// The `hcpumf his` console command.
-pub fn command(_words: &[String]) {
-    crate::runtime::log("HHCMF030E hcpumf his: host-driven collection is not in this build");
+use crate::cpu::CpuView;
+use crate::model::{self, CounterSet, CounterSets};
+use crate::runtime::{self, CpuState};
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Size of a sample-data block in the .SMP file (SA23-2260 maximum-buffer-size indicator 0).
+pub const BLOCK: usize = 4096;
+const TRAILER: usize = 64;
+
+const HELP: &str = "\
+HHCMF040I hcpumf his: hardware event data collection from the host side
+  hcpumf his begin [keywords]   start a run; keywords as z/OS F HIS,BEGIN:
+      ctrset=(b,p,c,e) | ctrset=all | ctronly     counter sets (default b,p)
+      sampfreq=N          samples per minute per CPU (default 800000, max by QSI)
+      samptype=b|d        basic, or basic + diagnostic (default b)
+      nosamp              counters only (same as ctronly)
+      duration=M          minutes (default 10 with sampling, until END otherwise)
+      path=DIR            output directory (default .)
+      title=TEXT          title for the .CNT file
+      map=yes|no          write a .MAP from the guest's MVS control blocks (default no)
+      mvs=yes|no          fill the guest program parameter from MVS PSA/ASCB (default no)
+  hcpumf his end                end the run and write the files
+  hcpumf his status             show the run";
+
+/// Per-CPU snapshot of what the counter sets would show.
+#[derive(Clone, Copy, Debug, Default)]
+struct Snap {
+    instructions: u64,
+    cpu_ns: u64,
+    problem_instructions: u64,
+    problem_ns: u64,
+    crypto: [u64; 20],
 }
 
-/// Module unload: end a collection run that is still going.
-pub fn stop_on_unload() {}
+fn snap(cpu: u16, st: &CpuState) -> Snap {
+    let r = st.meter.reading();
+    let mut s = Snap {
+        instructions: r.instructions,
+        cpu_ns: r.cpu_ns,
+        problem_instructions: r.problem_instructions,
+        problem_ns: r.problem_cpu_ns,
+        crypto: [0; 20],
+    };
+    for (i, c) in st.crypto_totals.iter().enumerate() {
+        s.crypto[i] = c.load(Ordering::Relaxed);
+    }
+    let _ = cpu;
+    s
+}
+
+/// Host-owned sample buffer of one CPU: the block being filled.
+pub struct HostBuffer {
+    block: Vec<u8>,
+    used: usize,
+    overflow: u64,
+}
+
+impl Default for HostBuffer {
+    fn default() -> Self {
+        HostBuffer {
+            block: vec![0; BLOCK],
+            used: 0,
+            overflow: 0,
+        }
+    }
+}
+
+enum Msg {
+    Block(u16, Vec<u8>),
+    Stop,
+}
+
+struct Run {
+    id: String,
+    dir: PathBuf,
+    title: String,
+    command: String,
+    sets: CounterSets,
+    sampling: bool,
+    diagnostic: bool,
+    map: bool,
+    started: Instant,
+    start_time: std::time::SystemTime,
+    start_tod: u64,
+    begin: Vec<Option<Snap>>,
+    tx: Option<mpsc::Sender<Msg>>,
+    writer: Option<std::thread::JoinHandle<WriterReport>>,
+    deadline: Option<Instant>,
+}
+
+#[derive(Default)]
+struct WriterReport {
+    blocks: Vec<u64>,
+    error: Option<String>,
+}
+
+static RUN: Mutex<Option<Run>> = Mutex::new(None);
+
+fn online(cpu: u16) -> bool {
+    runtime::host()
+        .and_then(|h| h.cpu_online)
+        // SAFETY: the callback only reads sysblk.
+        .map(|f| unsafe { f(cpu) } != 0)
+        .unwrap_or(false)
+}
+
+fn tod_now() -> u64 {
+    runtime::host()
+        .and_then(|h| h.tod)
+        // SAFETY: the callback reads the TOD clock.
+        .map(|f| unsafe { f() })
+        .unwrap_or(0)
+}
+
+/// Options of `his begin`, parsed and checked before anything starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BeginOptions {
+    pub sets: CounterSets,
+    pub sampling: bool,
+    pub diagnostic: bool,
+    pub sampfreq: u64,
+    pub duration_min: Option<u64>,
+    pub path: PathBuf,
+    pub title: String,
+    pub map: bool,
+    pub mvs: bool,
+}
+
+/// Parse `his begin` keywords (z/OS spellings and abbreviations accepted).
+pub fn parse_begin(words: &[String]) -> Result<BeginOptions, String> {
+    let mut o = BeginOptions {
+        sets: CounterSets::BASIC | CounterSets::PROBLEM_STATE,
+        sampling: true,
+        diagnostic: false,
+        sampfreq: 800_000,
+        duration_min: None,
+        path: PathBuf::from("."),
+        title: String::new(),
+        map: false,
+        mvs: false,
+    };
+    let mut explicit_duration = false;
+    for w in words {
+        let (k, v) = match w.split_once('=') {
+            Some((k, v)) => (k.to_ascii_lowercase(), v.to_string()),
+            None => (w.to_ascii_lowercase(), String::new()),
+        };
+        match k.as_str() {
+            "ctronly" | "nosamp" => o.sampling = false,
+            "ctrset" | "ctr" => {
+                let list = v.trim_matches(|c| c == '(' || c == ')');
+                if list.eq_ignore_ascii_case("all") {
+                    o.sets = CounterSets::CPU_SETS;
+                } else if list.eq_ignore_ascii_case("none") {
+                    o.sets = CounterSets::empty();
+                } else {
+                    o.sets = CounterSets::empty();
+                    for s in list.split(',') {
+                        o.sets |= match s.to_ascii_lowercase().as_str() {
+                            "b" => CounterSets::BASIC,
+                            "p" => CounterSets::PROBLEM_STATE,
+                            "c" => CounterSets::CRYPTO,
+                            "e" => CounterSets::EXTENDED,
+                            other => return Err(format!("CTRSET: unknown counter set '{other}'")),
+                        };
+                    }
+                }
+            }
+            "sampfreq" | "sf" => {
+                let f: u64 = v
+                    .parse()
+                    .map_err(|_| format!("SAMPFREQ: '{v}' is not a number"))?;
+                let m = model::current();
+                let max = m.rate_for_interval(m.min_sampling_interval) * 60;
+                let min = m.rate_for_interval(m.max_sampling_interval) * 60;
+                if f < min.max(1) || f > max {
+                    return Err(format!(
+                        "SAMPFREQ must be {}..{max} samples per minute per CPU",
+                        min.max(1)
+                    ));
+                }
+                o.sampfreq = f;
+            }
+            "samptype" | "st" => match v.to_ascii_lowercase().as_str() {
+                "b" | "basic" => o.diagnostic = false,
+                "d" | "diag" => o.diagnostic = true,
+                _ => return Err("SAMPTYPE must be B or D".into()),
+            },
+            "duration" | "dur" => {
+                let d: u64 = v
+                    .parse()
+                    .map_err(|_| format!("DURATION: '{v}' is not a number of minutes"))?;
+                if d == 0 || d > 24 * 60 {
+                    return Err("DURATION must be 1..1440 minutes".into());
+                }
+                o.duration_min = Some(d);
+                explicit_duration = true;
+            }
+            "path" => {
+                let p = PathBuf::from(v.trim_matches('\''));
+                if !p.is_dir() {
+                    return Err(format!("PATH '{}' is not a directory", p.display()));
+                }
+                o.path = p;
+            }
+            "title" | "tt" => o.title = v.trim_matches('\'').to_string(),
+            "map" => o.map = yes_no(&k, &v)?,
+            "mvs" => o.mvs = yes_no(&k, &v)?,
+            "bufcnt" | "buf" => {
+                let b: u64 = v
+                    .parse()
+                    .map_err(|_| format!("BUFCNT: '{v}' is not a number"))?;
+                if !(4..=1024).contains(&b) {
+                    return Err("BUFCNT must be 4..1024".into());
+                }
+            }
+            _ => return Err(format!("unknown keyword '{w}'")),
+        }
+    }
+    if o.sets.is_empty() && !o.sampling {
+        return Err("nothing to collect: no counter sets and no sampling".into());
+    }
+    if o.sampling && !explicit_duration {
+        o.duration_min = Some(10);
+    }
+    Ok(o)
+}
+
+fn yes_no(k: &str, v: &str) -> Result<bool, String> {
+    match v.to_ascii_lowercase().as_str() {
+        "yes" | "y" => Ok(true),
+        "no" | "n" => Ok(false),
+        _ => Err(format!("{} must be YES or NO", k.to_ascii_uppercase())),
+    }
+}
+
+/// `hcpumf his ...`
+pub fn command(words: &[String]) {
+    let sub = words.first().map(|s| s.to_ascii_lowercase());
+    let rest = if words.is_empty() {
+        &[][..]
+    } else {
+        &words[1..]
+    };
+    match sub.as_deref() {
+        Some("begin") | Some("b") => match begin(rest, words) {
+            Ok(msg) => runtime::log(&msg),
+            Err(e) => runtime::log(&format!("HHCMF041E hcpumf his begin: {e}; nothing started")),
+        },
+        Some("end") | Some("e") => match end("END command") {
+            Ok(msg) => runtime::log(&msg),
+            Err(e) => runtime::log(&format!("HHCMF043E hcpumf his end: {e}")),
+        },
+        None | Some("status") => status(),
+        Some("help") => runtime::log(HELP),
+        Some(other) => runtime::log(&format!(
+            "HHCMF049E unknown hcpumf his subcommand '{other}'; enter 'hcpumf his help'"
+        )),
+    }
+}
+
+fn run_id(now: std::time::SystemTime) -> String {
+    let secs = now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (y, mo, d, h, mi, s) = civil(secs);
+    format!("SYSHIS{y:04}{mo:02}{d:02}.{h:02}{mi:02}{s:02}.000")
+}
+
+/// UTC calendar date and time of a Unix time (days-from-civil inverse, Howard Hinnant).
+pub fn civil(secs: u64) -> (u64, u64, u64, u64, u64, u64) {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    (
+        y as u64,
+        m as u64,
+        d as u64,
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60,
+    )
+}
+
+fn begin(rest: &[String], all: &[String]) -> Result<String, String> {
+    let o = parse_begin(rest)?;
+    let mut guard = RUN
+        .lock()
+        .map_err(|_| "collector state poisoned".to_string())?;
+    if guard.is_some() {
+        return Err("a run is already active; enter 'hcpumf his end' first".into());
+    }
+    let now = std::time::SystemTime::now();
+    let id = run_id(now);
+    let m = model::current();
+    let interval_cycles = (u64::from(m.cpu_speed) * 1_000_000 * 60 / o.sampfreq)
+        .clamp(m.min_sampling_interval, m.max_sampling_interval);
+    let interval_ns = runtime::cycles_to_ns(interval_cycles).max(1);
+    let r = runtime::rt();
+    let mut begin = Vec::with_capacity(r.cpus.len());
+    for (i, st) in r.cpus.iter().enumerate() {
+        let cpu = i as u16;
+        if online(cpu) {
+            begin.push(Some(snap(cpu, st)));
+        } else {
+            begin.push(None);
+        }
+    }
+    let (tx, writer) = if o.sampling {
+        let (tx, rx) = mpsc::channel::<Msg>();
+        let dir = o.path.clone();
+        let id2 = id.clone();
+        let h = std::thread::Builder::new()
+            .name("hcpumf-his-writer".into())
+            .spawn(move || writer_loop(&dir, &id2, rx))
+            .map_err(|e| format!("cannot start the writer thread: {e}"))?;
+        (Some(tx), Some(h))
+    } else {
+        (None, None)
+    };
+    let run = Run {
+        id: id.clone(),
+        dir: o.path.clone(),
+        title: o.title.clone(),
+        command: format!("hcpumf {}", all.join(" ")),
+        sets: o.sets,
+        sampling: o.sampling,
+        diagnostic: o.diagnostic,
+        map: o.map,
+        started: Instant::now(),
+        start_time: now,
+        start_tod: tod_now(),
+        begin,
+        tx,
+        writer,
+        deadline: o
+            .duration_min
+            .map(|m| Instant::now() + Duration::from_secs(m * 60)),
+    };
+    // Start the per-CPU host sampling and the accounting points the problem-state split needs.
+    for (i, st) in r.cpus.iter().enumerate() {
+        if run.begin[i].is_none() {
+            continue;
+        }
+        if let Ok(mut b) = st.host_buffer.lock() {
+            *b = HostBuffer::default();
+        }
+        st.schedule.host_accounting.store(true, Ordering::Release);
+        if o.sampling {
+            st.schedule
+                .host_interval_ns
+                .store(interval_ns, Ordering::Release);
+            st.schedule.host_mvs.store(o.mvs, Ordering::Release);
+            st.schedule
+                .host_diagnostic
+                .store(o.diagnostic, Ordering::Release);
+        }
+        runtime::schedule(i as u16, runtime::wall_ns());
+    }
+    let msg = format!(
+        "HHCMF042I hcpumf his: run {} started: counter sets {}, sampling {}, files in {}{}",
+        id,
+        crate::console::sets_text(o.sets),
+        if o.sampling {
+            format!(
+                "{} at {} samples/min per CPU (interval {} cycles)",
+                if o.diagnostic {
+                    "basic+diagnostic"
+                } else {
+                    "basic"
+                },
+                o.sampfreq,
+                interval_cycles
+            )
+        } else {
+            "off".into()
+        },
+        o.path.display(),
+        o.duration_min
+            .map(|d| format!(", duration {d} min"))
+            .unwrap_or_default()
+    );
+    *guard = Some(run);
+    drop(guard);
+    start_timer();
+    Ok(msg)
+}
+
+fn start_timer() {
+    let _ = std::thread::Builder::new()
+        .name("hcpumf-his-timer".into())
+        .spawn(|| loop {
+            std::thread::sleep(Duration::from_millis(200));
+            let due = match RUN.lock() {
+                Ok(g) => match g.as_ref() {
+                    None => return,
+                    Some(r) => r.deadline.is_some_and(|d| Instant::now() >= d),
+                },
+                Err(_) => return,
+            };
+            if due {
+                match end("DURATION expired") {
+                    Ok(m) => runtime::log(&m),
+                    Err(e) => runtime::log(&format!("HHCMF043E hcpumf his: {e}")),
+                }
+                return;
+            }
+        });
+}
+
+fn writer_loop(dir: &Path, id: &str, rx: mpsc::Receiver<Msg>) -> WriterReport {
+    let mut files: Vec<Option<File>> = (0..runtime::MAX_CPUS).map(|_| None).collect();
+    let mut rep = WriterReport {
+        blocks: vec![0; runtime::MAX_CPUS],
+        error: None,
+    };
+    while let Ok(msg) = rx.recv() {
+        match msg {
+            Msg::Stop => break,
+            Msg::Block(cpu, block) => {
+                if rep.error.is_some() {
+                    continue;
+                }
+                let c = usize::from(cpu);
+                if c >= files.len() {
+                    continue;
+                }
+                if files[c].is_none() {
+                    let p = dir.join(format!("{id}.SMP.{cpu:X}"));
+                    match File::create(&p) {
+                        Ok(f) => files[c] = Some(f),
+                        Err(e) => {
+                            rep.error = Some(format!("cannot create {}: {e}", p.display()));
+                            continue;
+                        }
+                    }
+                }
+                if let Some(f) = files[c].as_mut() {
+                    if let Err(e) = f.write_all(&block) {
+                        // Keep the file whole up to the last complete block.
+                        let _ = f.set_len(rep.blocks[c] * BLOCK as u64);
+                        rep.error = Some(format!("writing {id}.SMP.{cpu:X}: {e}"));
+                    } else {
+                        rep.blocks[c] += 1;
+                    }
+                }
+            }
+        }
+    }
+    for f in files.iter_mut().flatten() {
+        let _ = f.flush();
+    }
+    rep
+}
+
+/// Host sampling on the CPU's tick: store one entry into the CPU's host buffer when due.
+pub fn host_tick(cpu: u16, st: &CpuState, view: &CpuView, prefix: u64, cr1: u64, now_ns: u64) {
+    let s = &st.schedule;
+    if s.host_accounting.load(Ordering::Relaxed) {
+        if let Ok(mut l) = st.last_seen.lock() {
+            *l = Some((*view, prefix, cr1));
+        }
+    }
+    let interval = s.host_interval_ns.load(Ordering::Acquire);
+    if interval == 0 {
+        return;
+    }
+    let next = s.host_next_ns.load(Ordering::Relaxed);
+    if next == 0 {
+        s.host_next_ns.store(now_ns + interval, Ordering::Relaxed);
+        return;
+    }
+    if now_ns < next {
+        return;
+    }
+    let mut nn = next + interval;
+    if nn <= now_ns {
+        nn = now_ns + interval;
+    }
+    s.host_next_ns.store(nn, Ordering::Relaxed);
+    let m = model::current();
+    let gpp = if s.host_mvs.load(Ordering::Relaxed) {
+        crate::mvs::program_parameter(view, prefix, cr1)
+    } else {
+        0
+    };
+    let diag = s.host_diagnostic.load(Ordering::Relaxed);
+    let bsdes = usize::from(m.bsdes);
+    let dsdes = usize::from(m.dsdes);
+    let size = if diag { bsdes + dsdes } else { bsdes };
+    let Ok(mut b) = st.host_buffer.lock() else {
+        return;
+    };
+    if b.used + size > BLOCK - TRAILER {
+        let full = seal(&mut b, m.bsdes, if diag { m.dsdes } else { 0 }, view.tod);
+        send(cpu, full);
+    }
+    let at = b.used;
+    let entry = crate::sampling::basic_entry_bytes(view, gpp, 0, false);
+    b.block[at..at + bsdes].copy_from_slice(&entry[..bsdes]);
+    if diag {
+        let d = crate::sampling::diagnostic_entry_bytes(m, view);
+        let n = d.len().min(dsdes);
+        b.block[at + bsdes..at + bsdes + n].copy_from_slice(&d[..n]);
+    }
+    b.used += size;
+    s.host_samples.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Finish the block being filled: trailer with F, T (STCKE), sizes, overflow and timestamp.
+fn seal(b: &mut HostBuffer, bsdes: u16, dsdes: u16, tod: u64) -> Vec<u8> {
+    let mut block = std::mem::replace(&mut b.block, vec![0; BLOCK]);
+    let t = BLOCK - TRAILER;
+    block[t] = 0x80 | 0x20; // F, T = STCKE
+    block[t + 4..t + 6].copy_from_slice(&bsdes.to_be_bytes());
+    block[t + 6..t + 8].copy_from_slice(&dsdes.to_be_bytes());
+    block[t + 8..t + 16].copy_from_slice(&b.overflow.to_be_bytes());
+    // STCKE: epoch index 0, then TOD bits 0-63 in bytes 1-8.
+    block[t + 16] = 0;
+    block[t + 17..t + 25].copy_from_slice(&tod.to_be_bytes());
+    b.used = 0;
+    b.overflow = 0;
+    block
+}
+
+fn send(cpu: u16, block: Vec<u8>) {
+    if let Ok(g) = RUN.lock() {
+        if let Some(tx) = g.as_ref().and_then(|r| r.tx.as_ref()) {
+            let _ = tx.send(Msg::Block(cpu, block));
+        }
+    }
+}
+
+fn end(why: &str) -> Result<String, String> {
+    let mut guard = RUN
+        .lock()
+        .map_err(|_| "collector state poisoned".to_string())?;
+    let Some(mut run) = guard.take() else {
+        return Err("no run is active".into());
+    };
+    drop(guard);
+    let r = runtime::rt();
+    let m = model::current();
+    let end_tod = tod_now();
+    let end_time = std::time::SystemTime::now();
+    // Stop sampling first, then flush every CPU's partial block.
+    for st in r.cpus.iter() {
+        st.schedule.host_interval_ns.store(0, Ordering::Release);
+        st.schedule.host_next_ns.store(0, Ordering::Release);
+        st.schedule.host_accounting.store(false, Ordering::Release);
+    }
+    if let Some(tx) = run.tx.as_ref() {
+        for (i, st) in r.cpus.iter().enumerate() {
+            if run.begin[i].is_none() {
+                continue;
+            }
+            if let Ok(mut b) = st.host_buffer.lock() {
+                if b.used > 0 {
+                    let dsdes = if run.diagnostic { m.dsdes } else { 0 };
+                    let mut blk = seal(&mut b, m.bsdes, dsdes, end_tod);
+                    // A partial last block is not full: clear F.
+                    blk[BLOCK - TRAILER] &= !0x80;
+                    let _ = tx.send(Msg::Block(i as u16, blk));
+                }
+            }
+        }
+        let _ = tx.send(Msg::Stop);
+    }
+    run.tx = None;
+    let report = run
+        .writer
+        .take()
+        .and_then(|h| h.join().ok())
+        .unwrap_or_default();
+    let mut files = Vec::new();
+    let mut cnt_err = None;
+    if !run.sets.is_empty() {
+        let name = format!("{}.CNT", run.id);
+        let text = cnt_text(&run, &name, end_time, end_tod);
+        match std::fs::write(run.dir.join(&name), text) {
+            Ok(()) => files.push(name),
+            Err(e) => cnt_err = Some(format!("cannot write {name}: {e}")),
+        }
+    }
+    if run.map {
+        let name = format!("{}.MAP", run.id);
+        match crate::mvs::write_map(&run.dir.join(&name)) {
+            Ok(note) => files.push(format!("{name} ({note})")),
+            Err(e) => cnt_err = Some(format!("cannot write {name}: {e}")),
+        }
+    }
+    let smp: u64 = report.blocks.iter().sum();
+    if smp > 0 {
+        files.push(format!("{}.SMP.* ({smp} blocks)", run.id));
+    }
+    let mut msg = format!(
+        "HHCMF044I hcpumf his: run {} ended ({why}) after {:.1} s; files: {}",
+        run.id,
+        run.started.elapsed().as_secs_f64(),
+        if files.is_empty() {
+            "none".into()
+        } else {
+            files.join(", ")
+        }
+    );
+    if let Some(e) = report.error.or(cnt_err) {
+        msg.push_str(&format!(
+            "\nHHCMF045W hcpumf his: {e}; the files are complete up to the last full block"
+        ));
+    }
+    let _ = m;
+    Ok(msg)
+}
+
+fn cnt_text(run: &Run, name: &str, end_time: std::time::SystemTime, end_tod: u64) -> String {
+    let m = model::current();
+    let r = runtime::rt();
+    let mut cpus = Vec::new();
+    for (i, st) in r.cpus.iter().enumerate() {
+        let Some(b) = run.begin[i] else { continue };
+        let e = snap(i as u16, st);
+        let mut values: Vec<(CounterSet, Vec<u64>)> = Vec::new();
+        let cyc = |ns: u64| -> u64 {
+            ((u128::from(ns) * u128::from(m.cpu_speed)) / 1000).min(u128::from(u64::MAX)) as u64
+        };
+        for set in [
+            CounterSet::Basic,
+            CounterSet::ProblemState,
+            CounterSet::CryptoActivity,
+            CounterSet::Extended,
+        ] {
+            if !run.sets.contains(set.bit()) {
+                continue;
+            }
+            let n = usize::from(m.set_size(set));
+            let mut v = vec![0u64; n];
+            match set {
+                CounterSet::Basic => {
+                    v[0] = cyc(e.cpu_ns.wrapping_sub(b.cpu_ns));
+                    v[1] = e.instructions.wrapping_sub(b.instructions);
+                }
+                CounterSet::ProblemState => {
+                    v[0] = cyc(e.problem_ns.wrapping_sub(b.problem_ns));
+                    v[1] = e.problem_instructions.wrapping_sub(b.problem_instructions);
+                }
+                CounterSet::CryptoActivity => {
+                    for (k, x) in v.iter_mut().enumerate().take(20) {
+                        *x = e.crypto[k].wrapping_sub(b.crypto[k]);
+                    }
+                }
+                _ => {}
+            }
+            values.push((set, v));
+        }
+        cpus.push((i as u16, values));
+    }
+    crate::his::cnt::render(&crate::his::cnt::CntRun {
+        file_name: name.to_string(),
+        command: run.command.clone(),
+        title: run.title.clone(),
+        machine_type: m.machine_type,
+        cfvn: m.cfvn,
+        csvn: m.csvn,
+        cpu_speed: m.cpu_speed,
+        start: run.start_time,
+        end: end_time,
+        start_tod: run.start_tod,
+        end_tod,
+        cpus,
+    })
+}
+
+fn status() {
+    let g = match RUN.lock() {
+        Ok(g) => g,
+        Err(_) => return,
+    };
+    match g.as_ref() {
+        None => runtime::log("HHCMF046I hcpumf his: no run is active"),
+        Some(run) => {
+            let samples: u64 = runtime::rt()
+                .cpus
+                .iter()
+                .map(|st| st.schedule.host_samples.load(Ordering::Relaxed))
+                .sum();
+            runtime::log(&format!(
+                "HHCMF047I hcpumf his: run {} active for {:.1} s, counter sets {}, sampling {}, {} samples so far{}",
+                run.id,
+                run.started.elapsed().as_secs_f64(),
+                crate::console::sets_text(run.sets),
+                if run.sampling { "on" } else { "off" },
+                samples,
+                run.deadline
+                    .map(|d| format!(", ends in {:.0} s", d.saturating_duration_since(Instant::now()).as_secs_f64()))
+                    .unwrap_or_default()
+            ));
+        }
+    }
+}
+
+/// Module unload (Hercules shutting down): end the run so that nothing is lost.
+pub fn stop_on_unload() {
+    let active = RUN.lock().map(|g| g.is_some()).unwrap_or(false);
+    if active {
+        match end("Hercules is stopping") {
+            Ok(m) => runtime::log(&m),
+            Err(e) => runtime::log(&format!("HHCMF043E hcpumf his: {e}")),
+        }
+    }
+}

@@ -31,7 +31,9 @@ pub fn load_model() {
     if let Ok(opts) = std::env::var("HCPUMF_OPTIONS") {
         let words: Vec<String> = opts.split_whitespace().map(str::to_string).collect();
         if let Err(e) = apply_settings(&mut m, &words) {
-            runtime::log(&format!("HHCMF011E HCPUMF_OPTIONS: {e}; using the defaults"));
+            runtime::log(&format!(
+                "HHCMF011E HCPUMF_OPTIONS: {e}; using the defaults"
+            ));
             m = MachineModel::for_machine_type(mtype);
         }
     }
@@ -39,7 +41,8 @@ pub fn load_model() {
     apply_authorizations(None);
 }
 
-fn sets_text(s: CounterSets) -> String {
+/// Counter sets as the console shows them (B,P,C,E,MT,CG).
+pub fn sets_text(s: CounterSets) -> String {
     let mut v = Vec::new();
     for (bit, name) in [
         (CounterSets::BASIC, "B"),
@@ -71,8 +74,16 @@ pub fn model_line(m: &MachineModel) -> String {
         m.cpu_speed,
         sets_text(m.installed_sets()),
         sets_text(m.counter_authorization),
-        if m.basic_sampling_authorized { "basic" } else { "-" },
-        if m.diagnostic_sampling_authorized { "+diagnostic" } else { "" },
+        if m.basic_sampling_authorized {
+            "basic"
+        } else {
+            "-"
+        },
+        if m.diagnostic_sampling_authorized {
+            "+diagnostic"
+        } else {
+            ""
+        },
         m.min_sampling_interval,
         m.max_sampling_interval,
         if m.all_architectures {
@@ -228,9 +239,10 @@ fn apply_authorizations(only: Option<u16>) {
         let mut bits = st
             .counters
             .set_authorization(m, m.counter_authorization, &now);
-        bits |= st
-            .sampling
-            .set_authorization(m.basic_sampling_authorized, m.diagnostic_sampling_authorized);
+        bits |= st.sampling.set_authorization(
+            m.basic_sampling_authorized,
+            m.diagnostic_sampling_authorized,
+        );
         if !bits.is_empty() {
             runtime::raise_alert(cpu, bits);
         }
@@ -275,7 +287,11 @@ fn parse_alerts(list: &str) -> Result<AlertBits, String> {
 pub fn command(args: &[String]) {
     let words: Vec<String> = args.iter().skip(1).cloned().collect();
     let sub = words.first().map(|s| s.to_ascii_lowercase());
-    let rest = if words.is_empty() { &[][..] } else { &words[1..] };
+    let rest = if words.is_empty() {
+        &[][..]
+    } else {
+        &words[1..]
+    };
     match sub.as_deref() {
         None | Some("status") => status(),
         Some("help") => runtime::log(HELP),
@@ -361,9 +377,18 @@ fn auth(words: &[String]) -> Result<String, String> {
     let line = format!(
         "HHCMF014I authorization: counter sets {}, sampling {}{} on {}",
         sets_text(m.counter_authorization),
-        if m.basic_sampling_authorized { "basic" } else { "none" },
-        if m.diagnostic_sampling_authorized { "+diagnostic" } else { "" },
-        cpu.map(|c| format!("CPU {c}")).unwrap_or_else(|| "all CPUs".into())
+        if m.basic_sampling_authorized {
+            "basic"
+        } else {
+            "none"
+        },
+        if m.diagnostic_sampling_authorized {
+            "+diagnostic"
+        } else {
+            ""
+        },
+        cpu.map(|c| format!("CPU {c}"))
+            .unwrap_or_else(|| "all CPUs".into())
     );
     if cpu.is_some() {
         // Per-CPU authorization: only that CPU's controls change; the model keeps the default.

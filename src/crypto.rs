@@ -46,6 +46,16 @@ pub fn end(cpu: u16, opcode: u32, fc: u32, ns: u64) {
     let speed = u128::from(model::current().cpu_speed);
     let cycles = (u128::from(ns) * speed / 1000).min(u128::from(u64::MAX)) as u64;
     st.counters.crypto_event(kind, cycles, false, 0);
+    // Host-side totals (HIS runs) in crypto-counter order: four counters per function.
+    let base = match kind {
+        CryptoFunction::Prng => 0,
+        CryptoFunction::Sha => 4,
+        CryptoFunction::Dea => 8,
+        CryptoFunction::Aes => 12,
+        CryptoFunction::Ecc => 16,
+    };
+    st.crypto_totals[base].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    st.crypto_totals[base + 1].fetch_add(cycles, std::sync::atomic::Ordering::Relaxed);
     runtime::rt().groups.crypto_event(0, kind, cycles, false, 0);
 }
 

@@ -63,8 +63,16 @@ pub fn precheck(opcode: u32, view: &CpuView) -> Result<(), ProgramException> {
         // ECCTR and STCCTM may run in the problem state under CR0 bit 15; the counter
         // facility decides (it also owns their specification checks).
         op::ECCTR | op::STCCTM => Ok(()),
-        op::LPP | op::LCCTL | op::LPCTL | op::QSI | op::LSCTL | op::QCTRI | op::SCCTR
-        | op::SPCTR | op::EPCTR | op::ECPGA => {
+        op::LPP
+        | op::LCCTL
+        | op::LPCTL
+        | op::QSI
+        | op::LSCTL
+        | op::QCTRI
+        | op::SCCTR
+        | op::SPCTR
+        | op::EPCTR
+        | op::ECPGA => {
             if view.problem_state {
                 Err(ProgramException::PrivilegedOperation)
             } else {
@@ -178,9 +186,7 @@ pub fn execute(
                     },
                     None => Outcome::cc(Cc::Three),
                 },
-                op::SPCTR => {
-                    Outcome::cc(rt.groups.spctr(m, authorized, ops.r1, ops.r2)?)
-                }
+                op::SPCTR => Outcome::cc(rt.groups.spctr(m, authorized, ops.r1, ops.r2)?),
                 _ => match rt.groups.ecpga(m, ops.r1, ops.r2)? {
                     Some(v) => Outcome {
                         cc: Some(Cc::Zero),
@@ -192,9 +198,7 @@ pub fn execute(
             }
         }
         op::STCCTM => {
-            let r = st
-                .counters
-                .stcctm(m, view, ops.r1, ops.m3, ops.addr)?;
+            let r = st.counters.stcctm(m, view, ops.r1, ops.m3, ops.addr)?;
             let mut store = Vec::with_capacity(r.values.len() * 8);
             for v in &r.values {
                 store.extend_from_slice(&v.to_be_bytes());
@@ -210,11 +214,13 @@ pub fn execute(
     Ok(out)
 }
 
-
-/// Problem-state attribution needs accounting points while the problem-state set is active.
+/// Problem-state attribution needs accounting points while the problem-state set is active
+/// or a HIS run collects counters.
 fn update_accounting(st: &CpuState, now_ns: u64) {
     let s = &st.schedule;
-    if st.counters.active().contains(CounterSets::PROBLEM_STATE) {
+    if st.counters.active().contains(CounterSets::PROBLEM_STATE)
+        || s.host_accounting.load(Ordering::Relaxed)
+    {
         if s.next_account_ns.load(Ordering::Relaxed) == 0 {
             let d = runtime::jitter(st, runtime::ACCOUNT_PERIOD_NS);
             s.next_account_ns.store(now_ns + d, Ordering::Relaxed);
@@ -226,7 +232,7 @@ fn update_accounting(st: &CpuState, now_ns: u64) {
 
 /// The tick on the CPU's own thread: account, take the sample that is due, decide whether
 /// to present a pending measurement alert now. Returns the interruption parameter to present.
-pub fn tick(view: &CpuView, raw_instructions: u64) -> Option<u32> {
+pub fn tick(view: &CpuView, raw_instructions: u64, prefix: u64, cr1: u64) -> Option<u32> {
     let st = runtime::cpu(view.cpu)?;
     st.schedule.armed.store(false, Ordering::Release);
     let (_now, now_ns) = runtime::account(view, raw_instructions);
@@ -266,6 +272,8 @@ pub fn tick(view: &CpuView, raw_instructions: u64) -> Option<u32> {
     } else {
         s.next_sample_ns.store(0, Ordering::Relaxed);
     }
+
+    crate::collect::host_tick(view.cpu, st, view, prefix, cr1, now_ns);
 
     if s.next_account_ns.load(Ordering::Relaxed) != 0 {
         let d = runtime::jitter(st, runtime::ACCOUNT_PERIOD_NS);

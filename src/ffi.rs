@@ -161,7 +161,7 @@ pub unsafe extern "C" fn hcpumf_tick(v: *const hcpumf_view, param: *mut u32) -> 
         let (Some(v), Some(param)) = (unsafe { v.as_ref() }, unsafe { param.as_mut() }) else {
             return 0;
         };
-        match engine::tick(&to_view(v), v.instcount) {
+        match engine::tick(&to_view(v), v.instcount, v.prefix, v.cr1) {
             Some(p) => {
                 *param = p;
                 1
@@ -203,7 +203,12 @@ pub unsafe extern "C" fn hcpumf_alert_for_waiting(v: *const hcpumf_view, param: 
 /// # Safety
 /// `list` must hold `cap` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn hcpumf_facility_list(list: *mut u8, cap: usize, len: i32, arch: u8) -> i32 {
+pub unsafe extern "C" fn hcpumf_facility_list(
+    list: *mut u8,
+    cap: usize,
+    len: i32,
+    arch: u8,
+) -> i32 {
     guarded("stfle", len, || {
         if list.is_null() {
             return len;
@@ -284,7 +289,10 @@ fn hdl() -> Option<&'static hcpumf_hdl> {
 /// `sections` must point to a static table.
 #[no_mangle]
 pub unsafe extern "C" fn hcpumf_register_hdl(sections: *const hcpumf_hdl) {
-    HDL.store(sections as *mut hcpumf_hdl, std::sync::atomic::Ordering::Release);
+    HDL.store(
+        sections as *mut hcpumf_hdl,
+        std::sync::atomic::Ordering::Release,
+    );
 }
 
 /// HDL dependency section (structure sizes and versions must match Hercules').

@@ -47,11 +47,7 @@ impl GuestStorage for HostStorage<'_> {
         // SAFETY: bounds checked as in `read`; the destination is guest storage designated by
         // the guest for this purpose (an SDB or an instruction operand).
         unsafe {
-            std::ptr::copy_nonoverlapping(
-                data.as_ptr(),
-                self.base.add(addr.0 as usize),
-                data.len(),
-            )
+            std::ptr::copy_nonoverlapping(data.as_ptr(), self.base.add(addr.0 as usize), data.len())
         };
         if let Some(mark) = self.host.mark_changed {
             // SAFETY: the callback bounds-checks the address itself.

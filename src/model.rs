@@ -301,7 +301,10 @@ mod tests {
         let mut m = MachineModel::default();
         m.set_cpu_speed(1000);
         assert_eq!(m.min_sampling_interval, 10_000);
-        assert_eq!(m.rate_for_interval(m.min_sampling_interval), MAX_SAMPLING_RATE);
+        assert_eq!(
+            m.rate_for_interval(m.min_sampling_interval),
+            MAX_SAMPLING_RATE
+        );
         assert!(m.max_sampling_interval >= m.min_sampling_interval);
     }
 

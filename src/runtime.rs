@@ -38,7 +38,9 @@ impl Meter {
     /// it to the state the CPU is in now (the estimate is unbiased because accounting points
     /// fall at random with respect to the guest's state changes; see README "fidelity").
     pub fn account(&self, raw_instructions: u64, raw_ns: u64, problem: bool) -> MeterReading {
-        let last_i = self.raw_instructions.swap(raw_instructions, Ordering::Relaxed);
+        let last_i = self
+            .raw_instructions
+            .swap(raw_instructions, Ordering::Relaxed);
         let last_ns = self.raw_ns.swap(raw_ns, Ordering::Relaxed);
         // Hercules zeroes its count on CPU reset: then everything since is new.
         let di = if raw_instructions >= last_i {
@@ -87,6 +89,18 @@ pub struct TickSchedule {
     pub samples: AtomicU64,
     /// Pseudo-random state for accounting jitter.
     pub rng: AtomicU64,
+    /// Host-driven (HIS) sampling interval in CPU ns; 0 = off.
+    pub host_interval_ns: AtomicU64,
+    /// CPU time of the next host sample.
+    pub host_next_ns: AtomicU64,
+    /// Host samples taken.
+    pub host_samples: AtomicU64,
+    /// A HIS run needs problem-state accounting points.
+    pub host_accounting: AtomicBool,
+    /// Fill the guest program parameter of host samples from MVS control blocks.
+    pub host_mvs: AtomicBool,
+    /// Host samples are combined (basic + diagnostic) entries.
+    pub host_diagnostic: AtomicBool,
 }
 
 impl Default for TickSchedule {
@@ -99,6 +113,12 @@ impl Default for TickSchedule {
             missed: AtomicU64::new(0),
             samples: AtomicU64::new(0),
             rng: AtomicU64::new(0x9E37_79B9_7F4A_7C15),
+            host_interval_ns: AtomicU64::new(0),
+            host_next_ns: AtomicU64::new(0),
+            host_samples: AtomicU64::new(0),
+            host_accounting: AtomicBool::new(false),
+            host_mvs: AtomicBool::new(false),
+            host_diagnostic: AtomicBool::new(false),
         }
     }
 }
@@ -112,6 +132,13 @@ pub struct CpuState {
     pub alerts: PendingAlerts,
     pub meter: Meter,
     pub schedule: TickSchedule,
+    /// CPACF activity of this CPU whatever the guest's counter-set state (for HIS runs),
+    /// in crypto-counter order (counter 64 + i).
+    pub crypto_totals: [AtomicU64; 20],
+    /// The block a HIS run is filling for this CPU.
+    pub host_buffer: std::sync::Mutex<crate::collect::HostBuffer>,
+    /// The CPU as last seen by a HIS run's tick: view, prefix, CR1 (for the .MAP walk).
+    pub last_seen: std::sync::Mutex<Option<(CpuView, u64, u64)>>,
 }
 
 /// The global state of the loaded plugin.
@@ -205,6 +232,11 @@ pub fn account(view: &CpuView, raw_instructions: u64) -> (MeterReading, u64) {
     }
 }
 
+/// The CPU as a HIS run's tick last saw it: view, prefix and CR1.
+pub fn last_view(cpu_no: u16) -> Option<(CpuView, u64, u64)> {
+    cpu(cpu_no)?.last_seen.lock().ok()?.as_ref().copied()
+}
+
 /// Nanoseconds since the scheduler epoch.
 pub fn wall_ns() -> u64 {
     rt().epoch.elapsed().as_nanos() as u64
@@ -241,6 +273,7 @@ pub fn reschedule(cpu_no: u16, now_cpu_ns: u64) {
     for d in [
         s.next_sample_ns.load(Ordering::Relaxed),
         s.next_account_ns.load(Ordering::Relaxed),
+        s.host_next_ns.load(Ordering::Relaxed),
     ] {
         if d != 0 {
             due = due.min(d);

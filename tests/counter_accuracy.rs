@@ -25,7 +25,11 @@ fn basic_instruction_and_cycle_counts() {
     // 20,000,000 BRCTGs plus LLILF and the ECCTR that reads the count again.
     let exact = 20_000_000.0 + 3.0;
     let err = (instr - exact).abs() / exact;
-    assert!(err < 0.01, "instructions {instr} vs {exact}: {:.3}%", err * 100.0);
+    assert!(
+        err < 0.01,
+        "instructions {instr} vs {exact}: {:.3}%",
+        err * 100.0
+    );
 
     let cycles = out.u64(0x3018).wrapping_sub(out.u64(0x3010)) as f64;
     let wall_us = tod_us(out.u64(0x3028)) - tod_us(out.u64(0x3020));

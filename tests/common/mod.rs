@@ -153,9 +153,10 @@ impl Outcome {
     pub fn bytes(&self, addr: u64, len: usize) -> Vec<u8> {
         (0..len as u64)
             .map(|i| {
-                *self.storage.get(&(addr + i)).unwrap_or_else(|| {
-                    panic!("{:#x} was not displayed\n{}", addr + i, self.log)
-                })
+                *self
+                    .storage
+                    .get(&(addr + i))
+                    .unwrap_or_else(|| panic!("{:#x} was not displayed\n{}", addr + i, self.log))
             })
             .collect()
     }

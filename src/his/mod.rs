@@ -1,0 +1,2 @@
+//! TEMPORARY shim.
+pub mod cnt;

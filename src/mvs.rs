@@ -1,0 +1,619 @@
+//! MVS awareness for host-driven collection: the guest program parameter z/OS's dispatcher
+//! would load with LPP (task and home address space), and a HIS `.MAP` built from the
+//! guest's own control blocks, for MVS 3.8J (S/370) and later MVS (ESA/390) guests.
+//!
+//! Control-block offsets are those of the MVS 3.8J macros (IHAPSA, CVT, IHAASVT, IHAASCB,
+//! IHACDE, IHAXTLST), unchanged in later MVS for these fields:
+//! PSA: FLCCVT X'10', PSATOLD X'21C', PSAAOLD X'224'; CVT: CVTQLPAQ X'BC', CVTASVT X'22C';
+//! ASVT: ASVTMAXU X'204', ASVTENTY X'210' (entries with X'80000000' are available);
+//! ASCB: ASCBASID X'24', ASCBJBNI X'AC', ASCBJBNS X'B0'; TCB: TCBJPQ X'2C';
+//! CDE: CDCHAIN X'0', CDNAME X'8', CDENTPT X'10', CDXLMJP X'14', CDATTR X'1C' (CDMIN X'04');
+//! XTLST: length X'8' (high bit ends the list), address X'C'.
+//!
+//! Every pointer is translated and bounds-checked; bad pointers, loops and unmapped storage
+//! end the walk with a note, never a crash.
+
+use crate::cpu::{Arch, CpuView};
+use crate::storage::{AbsAddr, GuestStorage};
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::Path;
+
+const FLCCVT: u64 = 0x10;
+const PSATOLD: u64 = 0x21C;
+const PSAAOLD: u64 = 0x224;
+const CVTQLPAQ: u64 = 0xBC;
+const CVTASVT: u64 = 0x22C;
+const ASVTMAXU: u64 = 0x204;
+const ASVTENTY: u64 = 0x210;
+const ASVTAVAI: u32 = 0x8000_0000;
+const ASCBASID: u64 = 0x24;
+const ASCBJBNI: u64 = 0xAC;
+const ASCBJBNS: u64 = 0xB0;
+const TCBJPQ: u64 = 0x2C;
+const CDNAME: u64 = 0x08;
+const CDENTPT: u64 = 0x10;
+const CDXLMJP: u64 = 0x14;
+const CDATTR: u64 = 0x1C;
+const CDMIN: u8 = 0x04;
+/// Walks stop after this many steps: a loop in a chain ends here.
+const MAX_WALK: usize = 4096;
+
+/// Dynamic address translation of the guest, as far as MVS awareness needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dat {
+    /// DAT off: virtual = real.
+    Real,
+    /// System/370 DAT with the CR0 page/segment size controls and CR1 segment-table
+    /// designation (32-bit values).
+    S370 { cr0: u32, cr1: u32 },
+    /// ESA/390 DAT (primary space, CR1 = STD).
+    Esa { cr1: u32 },
+}
+
+/// A view of the guest's virtual storage through its prefix and DAT.
+pub struct Space<'a> {
+    pub storage: &'a dyn GuestStorage,
+    pub prefix: u64,
+    pub dat: Dat,
+}
+
+impl<'a> Space<'a> {
+    /// The space of the CPU a view was taken on.
+    pub fn of(storage: &'a dyn GuestStorage, view: &CpuView, prefix: u64, cr1: u64) -> Space<'a> {
+        let dat = if !view.dat {
+            Dat::Real
+        } else {
+            match view.arch {
+                Arch::S370 => Dat::S370 {
+                    cr0: view.cr0 as u32,
+                    cr1: cr1 as u32,
+                },
+                Arch::Esa390 => Dat::Esa { cr1: cr1 as u32 },
+                // 64-bit DAT is not walked: z/OS guests load their own program parameter.
+                Arch::Z => Dat::Real,
+            }
+        };
+        Space {
+            storage,
+            prefix,
+            dat,
+        }
+    }
+
+    /// Real to absolute (prefixing).
+    pub fn absolute(&self, real: u64) -> u64 {
+        let page = real & !0xFFF;
+        if page == 0 {
+            real + self.prefix
+        } else if page == self.prefix {
+            real - self.prefix
+        } else {
+            real
+        }
+    }
+
+    fn real_u32(&self, real: u64) -> Option<u32> {
+        let mut b = [0u8; 4];
+        self.storage
+            .read(AbsAddr(self.absolute(real)), &mut b)
+            .ok()?;
+        Some(u32::from_be_bytes(b))
+    }
+
+    fn real_u16(&self, real: u64) -> Option<u16> {
+        let mut b = [0u8; 2];
+        self.storage
+            .read(AbsAddr(self.absolute(real)), &mut b)
+            .ok()?;
+        Some(u16::from_be_bytes(b))
+    }
+
+    /// Translate a virtual address to real, or None if it is not mapped.
+    pub fn translate(&self, va: u64) -> Option<u64> {
+        match self.dat {
+            Dat::Real => Some(va & 0x7FFF_FFFF),
+            Dat::S370 { cr0, cr1 } => {
+                let va = va & 0x00FF_FFFF;
+                // CR0 bits 8-9: page size (01 2K, 10 4K); bits 11-12: segment size (00 64K, 10 1M).
+                let (page_shift, pte_invalid, pfra_shift) = match (cr0 >> 22) & 3 {
+                    1 => (11u32, 0x0004u16, 3u32),
+                    2 => (12u32, 0x0008u16, 4u32),
+                    _ => return None,
+                };
+                let seg_shift = match (cr0 >> 19) & 3 {
+                    0 => 16u32,
+                    2 => 20u32,
+                    _ => return None,
+                };
+                let sto = u64::from(cr1 & 0x00FF_FFC0);
+                let stl = u64::from(cr1 >> 24);
+                let sx = va >> seg_shift;
+                // Segment-table length in units of 16 entries (64 bytes).
+                if sx > (stl + 1) * 16 - 1 {
+                    return None;
+                }
+                let ste = self.real_u32(sto + sx * 4)?;
+                if ste & 1 != 0 {
+                    return None;
+                }
+                let pto = u64::from(ste & 0x00FF_FFF8);
+                let ptl = u64::from(ste >> 28);
+                let px = (va & ((1 << seg_shift) - 1)) >> page_shift;
+                let entries_per_unit = (1u64 << (seg_shift - page_shift)) / 16;
+                if px >= (ptl + 1) * entries_per_unit.max(1) {
+                    return None;
+                }
+                let pte = self.real_u16(pto + px * 2)?;
+                if pte & pte_invalid != 0 {
+                    return None;
+                }
+                let frame = u64::from(pte >> pfra_shift) << page_shift;
+                Some(frame | (va & ((1 << page_shift) - 1)))
+            }
+            Dat::Esa { cr1 } => {
+                let va = va & 0x7FFF_FFFF;
+                let sto = u64::from(cr1 & 0x7FFF_F000);
+                let stl = u64::from(cr1 & 0x7F);
+                let sx = va >> 20;
+                if sx > (stl + 1) * 16 - 1 {
+                    return None;
+                }
+                let ste = self.real_u32(sto + sx * 4)?;
+                if ste & 0x20 != 0 {
+                    return None;
+                }
+                let pto = u64::from(ste & 0x7FFF_FFC0);
+                let ptl = u64::from(ste & 0xF);
+                let px = (va >> 12) & 0xFF;
+                if px >= (ptl + 1) * 16 {
+                    return None;
+                }
+                let pte = self.real_u32(pto + px * 4)?;
+                if pte & 0x400 != 0 {
+                    return None;
+                }
+                Some(u64::from(pte & 0x7FFF_F000) | (va & 0xFFF))
+            }
+        }
+    }
+
+    /// Fetch `buf.len()` bytes at a virtual address (page by page).
+    pub fn read(&self, va: u64, buf: &mut [u8]) -> Option<()> {
+        let mut done = 0usize;
+        while done < buf.len() {
+            let a = va + done as u64;
+            let real = self.translate(a)?;
+            let in_page = (0x800 - (a & 0x7FF)) as usize;
+            let n = in_page.min(buf.len() - done);
+            self.storage
+                .read(AbsAddr(self.absolute(real)), &mut buf[done..done + n])
+                .ok()?;
+            done += n;
+        }
+        Some(())
+    }
+
+    /// A fullword at a virtual address.
+    pub fn u32(&self, va: u64) -> Option<u32> {
+        let mut b = [0u8; 4];
+        self.read(va, &mut b)?;
+        Some(u32::from_be_bytes(b))
+    }
+
+    /// A 31-bit pointer at a virtual address (0 is no pointer).
+    pub fn ptr(&self, va: u64) -> Option<u64> {
+        self.u32(va)
+            .map(|p| u64::from(p & 0x7FFF_FFFF))
+            .filter(|&p| p != 0)
+    }
+
+    /// A halfword at a virtual address.
+    pub fn u16(&self, va: u64) -> Option<u16> {
+        let mut b = [0u8; 2];
+        self.read(va, &mut b)?;
+        Some(u16::from_be_bytes(b))
+    }
+
+    /// An 8-character EBCDIC name at a virtual address, as ASCII (unprintables as '.').
+    pub fn name(&self, va: u64) -> Option<String> {
+        let mut b = [0u8; 8];
+        self.read(va, &mut b)?;
+        Some(b.iter().map(|&c| ebcdic_char(c)).collect())
+    }
+}
+
+/// EBCDIC (code page 037) letters, digits and the national characters used in MVS names.
+pub fn ebcdic_char(c: u8) -> char {
+    match c {
+        0x40 => ' ',
+        0x4B => '.',
+        0x5B => '$',
+        0x7B => '#',
+        0x7C => '@',
+        0x6D => '_',
+        0x60 => '-',
+        0xC1..=0xC9 => (b'A' + (c - 0xC1)) as char,
+        0xD1..=0xD9 => (b'J' + (c - 0xD1)) as char,
+        0xE2..=0xE9 => (b'S' + (c - 0xE2)) as char,
+        0xF0..=0xF9 => (b'0' + (c - 0xF0)) as char,
+        0x81..=0x89 => (b'a' + (c - 0x81)) as char,
+        0x91..=0x99 => (b'j' + (c - 0x91)) as char,
+        0xA2..=0xA9 => (b's' + (c - 0xA2)) as char,
+        _ => '.',
+    }
+}
+
+/// The guest program parameter the z/OS dispatcher would load for the running work unit
+/// (z/OS "Sampling function output in a .SMP file"): bit 0 W = 0, bits 8-31 TCB address,
+/// bit 32 S = 0 (task mode), bits 33-47 home ASID, bits 48-63 task token (zero: MVS 3.8J
+/// has none). Zero when the PSA does not lead to a TCB and an ASCB.
+pub fn program_parameter_in(space: &Space) -> u64 {
+    let tcb = space.real_u32(PSATOLD).unwrap_or(0) & 0x00FF_FFFF;
+    let ascb = space.real_u32(PSAAOLD).unwrap_or(0) & 0x7FFF_FFFF;
+    if ascb == 0 {
+        return 0;
+    }
+    let asid = space.u16(u64::from(ascb) + ASCBASID).unwrap_or(0) & 0x7FFF;
+    (u64::from(tcb) << 32) | (u64::from(asid) << 16)
+}
+
+/// Program parameter for a host sample on the CPU of `view`.
+pub fn program_parameter(view: &CpuView, prefix: u64, cr1: u64) -> u64 {
+    let Some(host) = crate::runtime::host() else {
+        return 0;
+    };
+    let Some(storage) = crate::hoststore::HostStorage::new(host) else {
+        return 0;
+    };
+    program_parameter_in(&Space::of(&storage, view, prefix, cr1))
+}
+
+/// One .MAP record (HIS format: type, area, ASID, name, start, end).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MapRecord {
+    pub kind: char,
+    pub area: char,
+    pub asid: u16,
+    pub name: String,
+    pub start: u64,
+    pub end: u64,
+}
+
+impl MapRecord {
+    /// The fixed-format line.
+    pub fn line(&self) -> String {
+        format!(
+            "{}{}{:04X}{:<8.8}{:016X}{:016X}",
+            self.kind, self.area, self.asid, self.name, self.start, self.end
+        )
+    }
+}
+
+/// Walk the guest's control blocks: address spaces (A records) from the ASVT, modules of the
+/// active LPA queue and of the current task's job pack queue (M records). Returns the records
+/// and notes on anything that stopped a walk.
+pub fn walk(space: &Space) -> (Vec<MapRecord>, Vec<String>) {
+    let mut recs = Vec::new();
+    let mut notes = Vec::new();
+    let Some(cvt) = space.real_u32(FLCCVT).map(|v| u64::from(v & 0x7FFF_FFFF)) else {
+        notes.push("PSA not addressable".into());
+        return (recs, notes);
+    };
+    if cvt == 0 {
+        notes.push("no CVT (FLCCVT is zero): not an MVS guest".into());
+        return (recs, notes);
+    }
+    // Address spaces.
+    match space.ptr(cvt + CVTASVT) {
+        None => notes.push(format!("CVTASVT at CVT {cvt:08X} not addressable or zero")),
+        Some(asvt) => {
+            let maxu = space.u32(asvt + ASVTMAXU).unwrap_or(0).min(MAX_WALK as u32);
+            for i in 0..maxu {
+                let Some(e) = space.u32(asvt + ASVTENTY + 4 * u64::from(i)) else {
+                    notes.push(format!("ASVT entry {i} not addressable"));
+                    break;
+                };
+                if e & ASVTAVAI != 0 || e == 0 {
+                    continue;
+                }
+                let ascb = u64::from(e & 0x7FFF_FFFF);
+                let Some(asid) = space.u16(ascb + ASCBASID) else {
+                    notes.push(format!("ASCB {ascb:08X} not addressable"));
+                    continue;
+                };
+                let job = space
+                    .ptr(ascb + ASCBJBNI)
+                    .or_else(|| space.ptr(ascb + ASCBJBNS))
+                    .and_then(|p| space.name(p))
+                    .unwrap_or_else(|| "*UNKNOWN".into());
+                recs.push(MapRecord {
+                    kind: 'A',
+                    area: 'X',
+                    asid,
+                    name: job.trim_end().to_string(),
+                    start: ascb,
+                    end: ascb,
+                });
+            }
+        }
+    }
+    // Active link pack area queue (common area).
+    if let Some(head) = space.ptr(cvt + CVTQLPAQ).and_then(|p| space.ptr(p)) {
+        walk_cdes(
+            space,
+            head,
+            'C',
+            0,
+            &mut recs,
+            &mut notes,
+            "active LPA queue",
+        );
+    }
+    // Job pack queue of the current task, in the current address space.
+    let tcb = space.real_u32(PSATOLD).unwrap_or(0) & 0x00FF_FFFF;
+    let ascb = space.real_u32(PSAAOLD).unwrap_or(0) & 0x7FFF_FFFF;
+    if tcb != 0 {
+        let asid = if ascb != 0 {
+            space.u16(u64::from(ascb) + ASCBASID).unwrap_or(0)
+        } else {
+            0
+        };
+        if let Some(jpq) = space.ptr(u64::from(tcb) + TCBJPQ) {
+            walk_cdes(
+                space,
+                jpq,
+                'X',
+                asid,
+                &mut recs,
+                &mut notes,
+                "job pack queue",
+            );
+        }
+    }
+    (recs, notes)
+}
+
+fn walk_cdes(
+    space: &Space,
+    first: u64,
+    area: char,
+    asid: u16,
+    recs: &mut Vec<MapRecord>,
+    notes: &mut Vec<String>,
+    what: &str,
+) {
+    let mut seen = HashSet::new();
+    let mut cde = first;
+    for _ in 0..MAX_WALK {
+        if !seen.insert(cde) {
+            notes.push(format!("{what}: loop at CDE {cde:08X}"));
+            return;
+        }
+        let (Some(name), Some(attr)) = (space.name(cde + CDNAME), {
+            let mut b = [0u8; 1];
+            space.read(cde + CDATTR, &mut b).map(|_| b[0])
+        }) else {
+            notes.push(format!("{what}: CDE {cde:08X} not addressable"));
+            return;
+        };
+        if attr & CDMIN == 0 {
+            // Major CDE: its extent list gives the load address and length.
+            if let Some(xl) = space.ptr(cde + CDXLMJP) {
+                let len = space.u32(xl + 8).map(|l| u64::from(l & 0x00FF_FFFF));
+                let at = space.ptr(xl + 12);
+                if let (Some(len), Some(at)) = (len, at) {
+                    if len > 0 {
+                        recs.push(MapRecord {
+                            kind: 'M',
+                            area,
+                            asid,
+                            name: name.trim_end().to_string(),
+                            start: at,
+                            end: at + len - 1,
+                        });
+                    }
+                } else {
+                    notes.push(format!(
+                        "{what}: extent list of {} unreadable",
+                        name.trim_end()
+                    ));
+                }
+            } else if let Some(ep) = space.ptr(cde + CDENTPT) {
+                recs.push(MapRecord {
+                    kind: 'E',
+                    area,
+                    asid,
+                    name: name.trim_end().to_string(),
+                    start: ep,
+                    end: ep,
+                });
+            }
+        }
+        match space.ptr(cde) {
+            Some(next) => cde = next,
+            None => return,
+        }
+    }
+    notes.push(format!("{what}: more than {MAX_WALK} entries, walk ended"));
+}
+
+/// Write a HIS-format .MAP of the running guest (CPU 0's view). Returns a short note.
+pub fn write_map(path: &Path) -> std::io::Result<String> {
+    let mut f = std::fs::File::create(path)?;
+    let (records, notes) = match guest_space_of_cpu0() {
+        Some((recs, notes)) => (recs, notes),
+        None => (Vec::new(), vec!["no CPU or storage to walk".to_string()]),
+    };
+    let m = crate::model::current();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (y, mo, d, h, mi, s) = crate::collect::civil(now);
+    let doy = day_of_year(y, mo, d);
+    writeln!(f, "I SYS HERCULES")?;
+    writeln!(f, "I OS MVS")?;
+    writeln!(f, "I DATE{:02}{:03}", y % 100, doy)?;
+    writeln!(f, "I TIME{h:02}{mi:02}{s:02}00")?;
+    writeln!(f, "I MAP V1R1")?;
+    writeln!(f, "I MODE 31-BIT")?;
+    writeln!(f, "I MACH0000{:04X}", m.machine_type)?;
+    for r in &records {
+        writeln!(f, "{}", r.line())?;
+    }
+    for n in &notes {
+        writeln!(f, "I NOTE {n}")?;
+    }
+    Ok(format!("{} records, {} notes", records.len(), notes.len()))
+}
+
+fn day_of_year(y: u64, m: u64, d: u64) -> u64 {
+    const CUM: [u64; 12] = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334];
+    let leap = (y.is_multiple_of(4) && !y.is_multiple_of(100)) || y.is_multiple_of(400);
+    CUM[(m.clamp(1, 12) - 1) as usize] + d + u64::from(leap && m > 2)
+}
+
+fn guest_space_of_cpu0() -> Option<(Vec<MapRecord>, Vec<String>)> {
+    let host = crate::runtime::host()?;
+    let storage = crate::hoststore::HostStorage::new(host)?;
+    let snap = crate::runtime::last_view(0)?;
+    let space = Space::of(&storage, &snap.0, snap.1, snap.2);
+    Some(walk(&space))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::MemStorage;
+
+    fn put32(s: &MemStorage, a: u64, v: u32) {
+        s.write(AbsAddr(a), &v.to_be_bytes()).unwrap();
+    }
+    fn put16(s: &MemStorage, a: u64, v: u16) {
+        s.write(AbsAddr(a), &v.to_be_bytes()).unwrap();
+    }
+    fn ebcdic(name: &str) -> Vec<u8> {
+        let mut v: Vec<u8> = name
+            .bytes()
+            .map(|c| match c {
+                b'A'..=b'I' => 0xC1 + (c - b'A'),
+                b'J'..=b'R' => 0xD1 + (c - b'J'),
+                b'S'..=b'Z' => 0xE2 + (c - b'S'),
+                b'0'..=b'9' => 0xF0 + (c - b'0'),
+                _ => 0x40,
+            })
+            .collect();
+        v.resize(8, 0x40);
+        v
+    }
+
+    /// A minimal MVS: CVT at 0x1000, ASVT at 0x2000 with two address spaces, ASCBs at 0x3000
+    /// and 0x3100, job names at 0x4000, an LPA queue with one module, DAT off.
+    fn mvs() -> MemStorage {
+        let s = MemStorage::new(0x20000);
+        put32(&s, FLCCVT, 0x1000);
+        put32(&s, 0x1000 + CVTASVT , 0x2000);
+        put32(&s, 0x2000 + ASVTMAXU , 3);
+        put32(&s, 0x2000 + ASVTENTY , 0x3000);
+        put32(&s, 0x2000 + ASVTENTY + 4, 0x8000_0000);
+        put32(&s, 0x2000 + ASVTENTY + 8, 0x3100);
+        put16(&s, 0x3000 + ASCBASID , 1);
+        put32(&s, 0x3000 + ASCBJBNS , 0x4000);
+        put16(&s, 0x3100 + ASCBASID , 0x1A);
+        put32(&s, 0x3100 + ASCBJBNI , 0x4008);
+        s.write(AbsAddr(0x4000), &ebcdic("MASTER")).unwrap();
+        s.write(AbsAddr(0x4008), &ebcdic("MYJOB")).unwrap();
+        // LPA queue: CVTQLPAQ -> pointer -> CDE at 0x5000 (IEFBR14, extent list 0x5100).
+        put32(&s, 0x1000 + CVTQLPAQ , 0x4F00);
+        put32(&s, 0x4F00, 0x5000);
+        s.write(AbsAddr(0x5000 + CDNAME), &ebcdic("IEFBR14"))
+            .unwrap();
+        put32(&s, 0x5000 + CDXLMJP , 0x5100);
+        put32(&s, 0x5108, 0x8000_0010);
+        put32(&s, 0x510C, 0x00A0_0000);
+        // Running: TCB 0x6000 of ASID 1A.
+        put32(&s, PSATOLD, 0x6000);
+        put32(&s, PSAAOLD, 0x3100);
+        s
+    }
+
+    #[test]
+    fn walks_address_spaces_and_modules() {
+        let s = mvs();
+        let space = Space {
+            storage: &s,
+            prefix: 0,
+            dat: Dat::Real,
+        };
+        let (recs, notes) = walk(&space);
+        assert!(notes.is_empty(), "{notes:?}");
+        let lines: Vec<String> = recs.iter().map(|r| r.line()).collect();
+        assert!(lines.contains(&"AX0001MASTER  00000000000030000000000000003000".to_string()));
+        assert!(lines.contains(&"AX001AMYJOB   00000000000031000000000000003100".to_string()));
+        assert!(lines.contains(&"MC0000IEFBR14 0000000000A000000000000000A0000F".to_string()));
+    }
+
+    #[test]
+    fn program_parameter_names_task_and_address_space() {
+        let s = mvs();
+        let space = Space {
+            storage: &s,
+            prefix: 0,
+            dat: Dat::Real,
+        };
+        assert_eq!(
+            program_parameter_in(&space),
+            (0x6000u64 << 32) | (0x1A << 16)
+        );
+    }
+
+    #[test]
+    fn hostile_chains_end_with_a_note() {
+        let s = mvs();
+        // The CDE chains to itself; the ASVT claims millions of entries beyond storage.
+        put32(&s, 0x5000, 0x5000);
+        put32(&s, 0x2000 + ASVTMAXU , 0x7FFF_FFFF);
+        let space = Space {
+            storage: &s,
+            prefix: 0,
+            dat: Dat::Real,
+        };
+        let (_recs, notes) = walk(&space);
+        assert!(notes.iter().any(|n| n.contains("loop")), "{notes:?}");
+        assert!(
+            notes.iter().any(|n| n.contains("not addressable")),
+            "{notes:?}"
+        );
+        // No CVT at all.
+        let empty = MemStorage::new(0x1000);
+        let space = Space {
+            storage: &empty,
+            prefix: 0,
+            dat: Dat::Real,
+        };
+        let (recs, notes) = walk(&space);
+        assert!(recs.is_empty());
+        assert!(notes[0].contains("no CVT"));
+    }
+
+    #[test]
+    fn s370_translation_4k_pages_64k_segments() {
+        let s = MemStorage::new(0x40000);
+        // Segment table at 0x10000 (length code 0: 16 entries), segment 1 -> page table at
+        // 0x11000 whose entry 2 maps to frame 0x23000.
+        put32(&s, 0x10000 + 4, 0xF001_1000);
+        put32(&s, 0x10000, 1); // segment 0 invalid
+        put16(&s, 0x11000 + 2 * 2, (0x23u16) << 4);
+        let space = Space {
+            storage: &s,
+            prefix: 0,
+            dat: Dat::S370 {
+                cr0: 0x0080_0000, // 4K pages (bits 8-9 = 10), 64K segments
+                cr1: 0x0001_0000,
+            },
+        };
+        assert_eq!(space.translate(0x12345), Some(0x23345));
+        assert_eq!(space.translate(0x02345), None);
+    }
+}
