@@ -27,7 +27,9 @@ typedef struct hcpumf_view {
     uint64_t ia;        /* address of the instruction */
     uint64_t cr0;
     uint64_t cr4;
-    uint64_t instcount; /* Hercules' instruction count of the CPU */
+    uint64_t instcount; /* Hercules' running instruction count (regs->instcount) */
+    uint64_t prevcount; /* instructions folded in by Hercules' timer (regs->prevcount) */
+    uint64_t waitsig;   /* changes whenever the CPU waited (regs->waittime) */
     uint64_t tod;       /* TOD clock bits 0-63 */
     uint64_t r1;        /* contents of the R1 register operand */
     uint64_t r2;        /* contents of the R2 register operand */

@@ -83,7 +83,9 @@ static void ARCH_DEP(hcpumf_view)(REGS *regs, BYTE inst[], hcpumf_view *v)
     memcpy(v->inst, inst, len);
     v->cr0 = HCPUMF_CR(regs, 0);
     v->cr4 = HCPUMF_CR(regs, 4);
-    v->instcount = INSTCOUNT(regs);
+    v->instcount = regs->hostregs->instcount;
+    v->prevcount = regs->hostregs->prevcount;
+    v->waitsig = regs->hostregs->waittime;
     v->prefix = regs->PX;
     v->cr1 = HCPUMF_CR(regs, 1);
 }

@@ -372,9 +372,8 @@ fn begin(rest: &[String], all: &[String]) -> Result<String, String> {
         }
         st.schedule.host_accounting.store(true, Ordering::Release);
         if o.sampling {
-            st.schedule
-                .host_interval_ns
-                .store(interval_ns, Ordering::Release);
+            // The first host sample is due one interval after the CPU's next tick.
+            st.schedule.host.start_pending(interval_ns);
             st.schedule.host_mvs.store(o.mvs, Ordering::Release);
             st.schedule
                 .host_diagnostic
@@ -486,23 +485,9 @@ pub fn host_tick(cpu: u16, st: &CpuState, view: &CpuView, prefix: u64, cr1: u64,
             *l = Some((*view, prefix, cr1));
         }
     }
-    let interval = s.host_interval_ns.load(Ordering::Acquire);
-    if interval == 0 {
+    if !s.host.poll(now_ns) {
         return;
     }
-    let next = s.host_next_ns.load(Ordering::Relaxed);
-    if next == 0 {
-        s.host_next_ns.store(now_ns + interval, Ordering::Relaxed);
-        return;
-    }
-    if now_ns < next {
-        return;
-    }
-    let mut nn = next + interval;
-    if nn <= now_ns {
-        nn = now_ns + interval;
-    }
-    s.host_next_ns.store(nn, Ordering::Relaxed);
     let m = model::current();
     let gpp = if s.host_mvs.load(Ordering::Relaxed) {
         crate::mvs::program_parameter(view, prefix, cr1)
@@ -529,7 +514,6 @@ pub fn host_tick(cpu: u16, st: &CpuState, view: &CpuView, prefix: u64, cr1: u64,
         b.block[at + bsdes..at + bsdes + n].copy_from_slice(&d[..n]);
     }
     b.used += size;
-    s.host_samples.fetch_add(1, Ordering::Relaxed);
 }
 
 /// Finish the block being filled: trailer with F, T (STCKE), sizes, overflow and timestamp.
@@ -570,8 +554,7 @@ fn end(why: &str) -> Result<String, String> {
     let end_time = std::time::SystemTime::now();
     // Stop sampling first, then flush every CPU's partial block.
     for st in r.cpus.iter() {
-        st.schedule.host_interval_ns.store(0, Ordering::Release);
-        st.schedule.host_next_ns.store(0, Ordering::Release);
+        st.schedule.host.stop();
         st.schedule.host_accounting.store(false, Ordering::Release);
     }
     if let Some(tx) = run.tx.as_ref() {
@@ -706,8 +689,24 @@ fn status() {
             let samples: u64 = runtime::rt()
                 .cpus
                 .iter()
-                .map(|st| st.schedule.host_samples.load(Ordering::Relaxed))
+                .map(|st| st.schedule.host.taken.load(Ordering::Relaxed))
                 .sum();
+            let late: u64 = runtime::rt()
+                .cpus
+                .iter()
+                .map(|st| st.schedule.host.late_total.load(Ordering::Relaxed))
+                .sum();
+            let late_max: u64 = runtime::rt()
+                .cpus
+                .iter()
+                .map(|st| st.schedule.host.late_max.load(Ordering::Relaxed))
+                .max()
+                .unwrap_or(0);
+            runtime::log(&format!(
+                "HHCMF048I hcpumf his: sample ticks late by {:.1} us on average, {:.1} us at most",
+                late as f64 / 1000.0 / samples.max(1) as f64,
+                late_max as f64 / 1000.0
+            ));
             runtime::log(&format!(
                 "HHCMF047I hcpumf his: run {} active for {:.1} s, counter sets {}, sampling {}, {} samples so far{}",
                 run.id,

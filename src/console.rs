@@ -140,7 +140,8 @@ pub fn reset_cpu(cpu: u16, initial: bool) {
         st.sampling.cpu_reset();
     }
     st.alerts.clear_all();
-    st.schedule.next_sample_ns.store(0, Ordering::Relaxed);
+    st.schedule.guest.stop();
+    st.meter.rebase();
     st.schedule.next_account_ns.store(0, Ordering::Relaxed);
 }
 
@@ -481,8 +482,8 @@ fn status() {
                 "disabled"
             },
             st.sampling.interval(),
-            st.schedule.samples.load(Ordering::Relaxed),
-            st.schedule.missed.load(Ordering::Relaxed),
+            st.schedule.guest.taken.load(Ordering::Relaxed),
+            st.schedule.guest.missed.load(Ordering::Relaxed),
             st.alerts.pending().bits(),
             r.instructions,
             r.cpu_ns / 1000

@@ -9,7 +9,7 @@ use crate::alerts::AlertBits;
 use crate::cpu::{Arch, CpuView};
 use crate::model::{self, CounterSets};
 use crate::pgm::{Cc, ProgramException};
-use crate::runtime::{self, CpuState};
+use crate::runtime::{self, CpuState, RawCounts};
 use std::sync::atomic::Ordering;
 
 /// Opcodes the glue hands over.
@@ -103,20 +103,20 @@ pub struct Operands {
     pub addr: u64,
 }
 
-/// Execute an instruction after its operand was fetched. `raw_instructions` is Hercules'
-/// instruction count (for metering).
+/// Execute an instruction after its operand was fetched. `raw` are Hercules' counts (for
+/// metering).
 pub fn execute(
     opcode: u32,
     view: &CpuView,
     ops: &Operands,
     operand: &[u8],
-    raw_instructions: u64,
+    raw: RawCounts,
 ) -> Result<Outcome, ProgramException> {
     let Some(st) = runtime::cpu(view.cpu) else {
         return Ok(Outcome::cc(Cc::Three));
     };
     let m = model::current();
-    let (now, now_ns) = runtime::account(view, raw_instructions);
+    let (now, now_ns) = runtime::account(view, raw, true);
     let rt = runtime::rt();
     let out = match opcode {
         op::LPP => {
@@ -150,11 +150,11 @@ pub fn execute(
             let res = st.sampling.lsctl(m, &block)?;
             st.alerts.clear(res.clear_alerts);
             if !st.sampling.any_active() {
-                st.schedule.next_sample_ns.store(0, Ordering::Relaxed);
+                st.schedule.guest.stop();
             } else {
                 // A new interval starts now.
-                let next = now_ns + runtime::cycles_to_ns(st.sampling.interval());
-                st.schedule.next_sample_ns.store(next, Ordering::Relaxed);
+                let interval = runtime::cycles_to_ns(st.sampling.interval());
+                st.schedule.guest.start(interval, now_ns);
             }
             runtime::reschedule(view.cpu, now_ns);
             Outcome::cc(res.cc)
@@ -232,45 +232,29 @@ fn update_accounting(st: &CpuState, now_ns: u64) {
 
 /// The tick on the CPU's own thread: account, take the sample that is due, decide whether
 /// to present a pending measurement alert now. Returns the interruption parameter to present.
-pub fn tick(view: &CpuView, raw_instructions: u64, prefix: u64, cr1: u64) -> Option<u32> {
+pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32> {
     let st = runtime::cpu(view.cpu)?;
-    st.schedule.armed.store(false, Ordering::Release);
-    let (_now, now_ns) = runtime::account(view, raw_instructions);
+    st.schedule.shared.armed.store(false, Ordering::Release);
+    let (_now, now_ns) = runtime::account(view, raw, false);
     let m = model::current();
     let s = &st.schedule;
 
     if st.sampling.any_active() {
-        let interval_ns = runtime::cycles_to_ns(st.sampling.interval()).max(1);
-        let mut next = s.next_sample_ns.load(Ordering::Relaxed);
-        if next == 0 {
-            next = now_ns + interval_ns;
-        } else if now_ns >= next {
-            if let Some(host) = runtime::host() {
-                if let Some(storage) = crate::hoststore::HostStorage::new(host) {
-                    let pp = st.program_parameter.get();
-                    let out = st.sampling.take_sample(m, &storage, view, pp);
-                    s.samples.fetch_add(1, Ordering::Relaxed);
-                    if !out.alerts.is_empty() {
-                        st.alerts.raise(out.alerts);
-                    }
+        if s.guest.poll(now_ns) {
+            if let Some(storage) = runtime::host().and_then(crate::hoststore::HostStorage::new) {
+                let pp = st.program_parameter.get();
+                let out = st.sampling.take_sample(m, &storage, view, pp);
+                if !out.alerts.is_empty() {
+                    st.alerts.raise(out.alerts);
                 }
             }
-            next += interval_ns;
-            if next <= now_ns {
-                // The tick came more than an interval late: resynchronize rather than store
-                // a burst of samples of the same instruction.
-                let late = (now_ns - next) / interval_ns + 1;
-                s.missed.fetch_add(late, Ordering::Relaxed);
-                next = now_ns + interval_ns;
+            if !st.sampling.any_active() {
+                // The update process placed the functions in the inactive state.
+                s.guest.stop();
             }
         }
-        if st.sampling.any_active() {
-            s.next_sample_ns.store(next, Ordering::Relaxed);
-        } else {
-            s.next_sample_ns.store(0, Ordering::Relaxed);
-        }
     } else {
-        s.next_sample_ns.store(0, Ordering::Relaxed);
+        s.guest.stop();
     }
 
     crate::collect::host_tick(view.cpu, st, view, prefix, cr1, now_ns);

@@ -42,6 +42,14 @@ pub fn to_view(v: &hcpumf_view) -> CpuView {
     }
 }
 
+fn raw_counts(v: &hcpumf_view) -> crate::runtime::RawCounts {
+    crate::runtime::RawCounts {
+        instcount: v.instcount,
+        prevcount: v.prevcount,
+        waitsig: v.waitsig,
+    }
+}
+
 fn operands(v: &hcpumf_view) -> Operands {
     Operands {
         r1: v.r1,
@@ -130,7 +138,7 @@ pub unsafe extern "C" fn hcpumf_execute(
             unsafe { std::slice::from_raw_parts(operand, len as usize) }
         };
         let view = to_view(v);
-        match engine::execute(opcode, &view, &operands(v), bytes, v.instcount) {
+        match engine::execute(opcode, &view, &operands(v), bytes, raw_counts(v)) {
             Ok(out) => {
                 res.cc = out.cc.map(|c| c as i8).unwrap_or(-1);
                 if let Some(r1) = out.r1 {
@@ -161,7 +169,7 @@ pub unsafe extern "C" fn hcpumf_tick(v: *const hcpumf_view, param: *mut u32) -> 
         let (Some(v), Some(param)) = (unsafe { v.as_ref() }, unsafe { param.as_mut() }) else {
             return 0;
         };
-        match engine::tick(&to_view(v), v.instcount, v.prefix, v.cr1) {
+        match engine::tick(&to_view(v), raw_counts(v), v.prefix, v.cr1) {
             Some(p) => {
                 *param = p;
                 1

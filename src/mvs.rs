@@ -513,23 +513,23 @@ mod tests {
     fn mvs() -> MemStorage {
         let s = MemStorage::new(0x20000);
         put32(&s, FLCCVT, 0x1000);
-        put32(&s, 0x1000 + CVTASVT , 0x2000);
-        put32(&s, 0x2000 + ASVTMAXU , 3);
-        put32(&s, 0x2000 + ASVTENTY , 0x3000);
+        put32(&s, 0x1000 + CVTASVT, 0x2000);
+        put32(&s, 0x2000 + ASVTMAXU, 3);
+        put32(&s, 0x2000 + ASVTENTY, 0x3000);
         put32(&s, 0x2000 + ASVTENTY + 4, 0x8000_0000);
         put32(&s, 0x2000 + ASVTENTY + 8, 0x3100);
-        put16(&s, 0x3000 + ASCBASID , 1);
-        put32(&s, 0x3000 + ASCBJBNS , 0x4000);
-        put16(&s, 0x3100 + ASCBASID , 0x1A);
-        put32(&s, 0x3100 + ASCBJBNI , 0x4008);
+        put16(&s, 0x3000 + ASCBASID, 1);
+        put32(&s, 0x3000 + ASCBJBNS, 0x4000);
+        put16(&s, 0x3100 + ASCBASID, 0x1A);
+        put32(&s, 0x3100 + ASCBJBNI, 0x4008);
         s.write(AbsAddr(0x4000), &ebcdic("MASTER")).unwrap();
         s.write(AbsAddr(0x4008), &ebcdic("MYJOB")).unwrap();
         // LPA queue: CVTQLPAQ -> pointer -> CDE at 0x5000 (IEFBR14, extent list 0x5100).
-        put32(&s, 0x1000 + CVTQLPAQ , 0x4F00);
+        put32(&s, 0x1000 + CVTQLPAQ, 0x4F00);
         put32(&s, 0x4F00, 0x5000);
         s.write(AbsAddr(0x5000 + CDNAME), &ebcdic("IEFBR14"))
             .unwrap();
-        put32(&s, 0x5000 + CDXLMJP , 0x5100);
+        put32(&s, 0x5000 + CDXLMJP, 0x5100);
         put32(&s, 0x5108, 0x8000_0010);
         put32(&s, 0x510C, 0x00A0_0000);
         // Running: TCB 0x6000 of ASID 1A.
@@ -573,7 +573,7 @@ mod tests {
         let s = mvs();
         // The CDE chains to itself; the ASVT claims millions of entries beyond storage.
         put32(&s, 0x5000, 0x5000);
-        put32(&s, 0x2000 + ASVTMAXU , 0x7FFF_FFFF);
+        put32(&s, 0x2000 + ASVTMAXU, 0x7FFF_FFFF);
         let space = Space {
             storage: &s,
             prefix: 0,

@@ -22,11 +22,45 @@ use std::time::{Duration, Instant};
 /// CPUs the plugin keeps state for (Hercules 3.13 has at most MAX_CPU_ENGINES = 8 on amd64).
 pub const MAX_CPUS: usize = crate::glue::HCPUMF_MAX_CPU as usize;
 
+/// Hercules' own measurements of a CPU at an instruction boundary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RawCounts {
+    /// `regs->instcount`: instructions since Hercules' timer last folded the count.
+    pub instcount: u64,
+    /// `regs->prevcount`: instructions folded in by Hercules' timer (once a second).
+    pub prevcount: u64,
+    /// `regs->waittime`: changes whenever the CPU has waited.
+    pub waitsig: u64,
+}
+
+/// Cache-line aligned wrapper: fields one thread writes often are kept off the lines other
+/// threads read, so that the CPU thread's tick does not pay for cache-line transfers.
+#[derive(Debug, Default)]
+#[repr(align(64))]
+pub struct Padded<T>(pub T);
+
+impl<T> std::ops::Deref for Padded<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+/// How long the CPU-time clock may be extrapolated from the wall clock between two reads of
+/// the thread's CPU time (which costs a system call, ~0.4 us). A wait in between is noticed
+/// (Hercules' wait time changes) and forces a read.
+pub const CLOCK_RESYNC_NS: u64 = 200_000;
+
 /// Measurements of one CPU; written only on the CPU's own thread.
 #[derive(Debug, Default)]
 pub struct Meter {
-    raw_instructions: AtomicU64,
+    rebase_pending: AtomicBool,
+    raw_inst: AtomicU64,
+    raw_prev: AtomicU64,
     raw_ns: AtomicU64,
+    clk_wall: AtomicU64,
+    clk_cpu: AtomicU64,
+    clk_waitsig: AtomicU64,
     instructions: AtomicU64,
     ns: AtomicU64,
     problem_instructions: AtomicU64,
@@ -34,25 +68,60 @@ pub struct Meter {
 }
 
 impl Meter {
+    /// The CPU's thread CPU time now: read (`exact`, or after a wait, or every
+    /// CLOCK_RESYNC_NS) or extrapolated with the wall clock.
+    pub fn cpu_now(&self, waitsig: u64, exact: bool) -> u64 {
+        let w = mono_ns();
+        let lw = self.clk_wall.load(Ordering::Relaxed);
+        if !exact
+            && lw != 0
+            && w.wrapping_sub(lw) < CLOCK_RESYNC_NS
+            && self.clk_waitsig.load(Ordering::Relaxed) == waitsig
+        {
+            return self.clk_cpu.load(Ordering::Relaxed) + (w - lw);
+        }
+        let real = thread_cpu_ns();
+        self.clk_wall.store(w, Ordering::Relaxed);
+        self.clk_cpu.store(real, Ordering::Relaxed);
+        self.clk_waitsig.store(waitsig, Ordering::Relaxed);
+        real
+    }
+
     /// Fold what happened since the previous accounting point into the totals, attributing
-    /// it to the state the CPU is in now (the estimate is unbiased because accounting points
-    /// fall at random with respect to the guest's state changes; see README "fidelity").
-    pub fn account(&self, raw_instructions: u64, raw_ns: u64, problem: bool) -> MeterReading {
-        let last_i = self
-            .raw_instructions
-            .swap(raw_instructions, Ordering::Relaxed);
-        let last_ns = self.raw_ns.swap(raw_ns, Ordering::Relaxed);
-        // Hercules zeroes its count on CPU reset: then everything since is new.
-        let di = if raw_instructions >= last_i {
-            raw_instructions - last_i
-        } else {
-            raw_instructions
-        };
+    /// it to the state the CPU is in now (unbiased, because accounting points fall at random
+    /// with respect to the guest's state changes; see README "fidelity").
+    pub fn account(&self, raw: RawCounts, now_ns: u64, problem: bool) -> MeterReading {
+        let last_inst = self.raw_inst.load(Ordering::Relaxed);
+        let last_prev = self.raw_prev.load(Ordering::Relaxed);
+        let last_total = last_inst.wrapping_add(last_prev);
+        let total = raw.instcount.wrapping_add(raw.prevcount);
+        let folded = raw.prevcount.wrapping_sub(last_prev);
+        let di =
+            if raw.prevcount > last_prev && raw.instcount >= last_inst && raw.instcount >= folded {
+                // Hercules' timer thread folded `instcount` into `prevcount` but the CPU thread's
+                // concurrent `instcount += 12` undid the zeroing, so the fold was counted twice:
+                // only the growth of `instcount` is new.
+                raw.instcount - last_inst
+            } else if total >= last_total {
+                total - last_total
+            } else if self.rebase_pending.swap(false, Ordering::Relaxed) {
+                // CPU reset, IPL: Hercules zeroed the counts.
+                total
+            } else {
+                // Read between the timer thread's two stores of the fold: nothing new yet.
+                return self.reading();
+            };
+        self.raw_inst.store(raw.instcount, Ordering::Relaxed);
+        self.raw_prev.store(raw.prevcount, Ordering::Relaxed);
+        let last_ns = self.raw_ns.load(Ordering::Relaxed);
         let dns = if last_ns == 0 {
             0
         } else {
-            raw_ns.saturating_sub(last_ns)
+            now_ns.saturating_sub(last_ns)
         };
+        if now_ns > last_ns {
+            self.raw_ns.store(now_ns, Ordering::Relaxed);
+        }
         self.instructions.fetch_add(di, Ordering::Relaxed);
         self.ns.fetch_add(dns, Ordering::Relaxed);
         if problem {
@@ -60,6 +129,11 @@ impl Meter {
             self.problem_ns.fetch_add(dns, Ordering::Relaxed);
         }
         self.reading()
+    }
+    /// Hercules is about to zero the CPU's instruction count (CPU reset, IPL): the next drop
+    /// of the count is that reset, and what follows it counts from zero.
+    pub fn rebase(&self) {
+        self.rebase_pending.store(true, Ordering::Relaxed);
     }
     /// Totals as of the last accounting point.
     pub fn reading(&self) -> MeterReading {
@@ -72,29 +146,146 @@ impl Meter {
     }
 }
 
-/// When a CPU next needs its tick.
-#[derive(Debug)]
-pub struct TickSchedule {
-    /// CPU time (thread ns) of the next sample; 0 when sampling is not active.
-    pub next_sample_ns: AtomicU64,
-    /// CPU time of the next problem-state accounting point; 0 when not needed.
-    pub next_account_ns: AtomicU64,
+/// Monotonic wall clock in nanoseconds (vDSO, cheap).
+pub fn mono_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec we own.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    (ts.tv_sec as u64)
+        .wrapping_mul(1_000_000_000)
+        .wrapping_add(ts.tv_nsec as u64)
+}
+
+/// A per-CPU sampling timer counting CPU time (SA23-2260 "Sampling Interval Register": the
+/// average number of CPU cycles within each sampling interval).
+///
+/// It keeps its phase (the due time advances by exactly one interval per sample, so the
+/// average rate is exact) and learns how late the scheduler's wake-ups arrive, asking for
+/// them that much earlier; a sample is taken when the tick comes within that margin of the
+/// due time. Samples are therefore evenly spread with a jitter of about one wake-up latency,
+/// and a tick that comes more than an interval late resynchronizes (the missed intervals are
+/// counted) rather than storing a burst of samples of the same instruction.
+#[derive(Debug, Default)]
+pub struct SampleClock {
+    interval_ns: AtomicU64,
+    next_ns: AtomicU64,
+    margin_ns: AtomicU64,
+    /// Samples taken.
+    pub taken: AtomicU64,
+    /// Intervals that passed without a sample (the tick came more than an interval late).
+    pub missed: AtomicU64,
+    /// Sum of the latenesses of the ticks that took samples (CPU ns after the due time).
+    pub late_total: AtomicU64,
+    /// Largest lateness.
+    pub late_max: AtomicU64,
+}
+
+impl SampleClock {
+    /// Start (or restart) with a new interval; the first sample is due one interval from now.
+    pub fn start(&self, interval_ns: u64, now_ns: u64) {
+        let i = interval_ns.max(1);
+        self.interval_ns.store(i, Ordering::Relaxed);
+        self.next_ns
+            .store(now_ns.saturating_add(i).max(1), Ordering::Relaxed);
+    }
+    /// Start with a new interval at the CPU's next tick (from another thread).
+    pub fn start_pending(&self, interval_ns: u64) {
+        self.next_ns.store(0, Ordering::Relaxed);
+        self.interval_ns
+            .store(interval_ns.max(1), Ordering::Relaxed);
+    }
+    /// Stop sampling.
+    pub fn stop(&self) {
+        self.interval_ns.store(0, Ordering::Relaxed);
+        self.next_ns.store(0, Ordering::Relaxed);
+    }
+    /// Is the clock running?
+    pub fn running(&self) -> bool {
+        self.interval_ns.load(Ordering::Relaxed) != 0
+    }
+    /// At a tick on the CPU thread: is a sample due now? Advances the clock if so.
+    pub fn poll(&self, now_ns: u64) -> bool {
+        let i = self.interval_ns.load(Ordering::Relaxed);
+        let next = self.next_ns.load(Ordering::Relaxed);
+        if i == 0 {
+            return false;
+        }
+        if next == 0 {
+            self.next_ns
+                .store(now_ns.saturating_add(i).max(1), Ordering::Relaxed);
+            return false;
+        }
+        let margin = self.margin_ns.load(Ordering::Relaxed).min(i / 2);
+        let wake = next - margin.min(next - 1);
+        if now_ns < wake {
+            return false;
+        }
+        // How late the wake-up came relative to when it was asked for.
+        let lat = now_ns - wake;
+        let m = self.margin_ns.load(Ordering::Relaxed);
+        self.margin_ns.store((m * 7 + lat) / 8, Ordering::Relaxed);
+        if now_ns > next {
+            let late = now_ns - next;
+            self.late_total.fetch_add(late, Ordering::Relaxed);
+            self.late_max.fetch_max(late, Ordering::Relaxed);
+        }
+        let mut n = next.saturating_add(i);
+        if n <= now_ns {
+            self.missed
+                .fetch_add((now_ns - n) / i + 1, Ordering::Relaxed);
+            n = now_ns.saturating_add(i);
+        }
+        self.next_ns.store(n, Ordering::Relaxed);
+        self.taken.fetch_add(1, Ordering::Relaxed);
+        true
+    }
+    /// The interval in CPU ns (0: not running).
+    pub fn interval(&self) -> u64 {
+        self.interval_ns.load(Ordering::Relaxed)
+    }
+    /// CPU time at which the CPU should next be armed for this clock (0: not running).
+    pub fn wake_at(&self) -> u64 {
+        let i = self.interval_ns.load(Ordering::Relaxed);
+        let next = self.next_ns.load(Ordering::Relaxed);
+        if i == 0 {
+            return 0;
+        }
+        if next == 0 {
+            // Started from another thread: a tick soon starts the first interval.
+            return 1;
+        }
+        let margin = self.margin_ns.load(Ordering::Relaxed).min(i / 2);
+        next.saturating_sub(margin).max(1)
+    }
+}
+
+/// The part of a CPU's schedule shared with the scheduler thread.
+#[derive(Debug, Default)]
+pub struct SchedShared {
     /// Wall-clock deadline (ns since the scheduler epoch) to arm the CPU; u64::MAX = none.
     pub wall_deadline: AtomicU64,
     /// The CPU's opcode table is armed and the tick has not run yet.
     pub armed: AtomicBool,
-    /// Sampling intervals that passed without a sample because the tick came too late.
-    pub missed: AtomicU64,
-    /// Samples taken.
-    pub samples: AtomicU64,
+    /// The shortest period the CPU's ticks come at (ns; 0 = no periodic ticks).
+    pub period_hint: AtomicU64,
+}
+
+/// When a CPU next needs its tick.
+#[derive(Debug)]
+pub struct TickSchedule {
+    /// The guest's sampling (LSCTL).
+    pub guest: SampleClock,
+    /// Host-driven (HIS) sampling.
+    pub host: SampleClock,
+    /// CPU time of the next problem-state accounting point; 0 when not needed.
+    pub next_account_ns: AtomicU64,
+    /// What the scheduler thread reads and writes, on a cache line of its own.
+    pub shared: Padded<SchedShared>,
     /// Pseudo-random state for accounting jitter.
     pub rng: AtomicU64,
-    /// Host-driven (HIS) sampling interval in CPU ns; 0 = off.
-    pub host_interval_ns: AtomicU64,
-    /// CPU time of the next host sample.
-    pub host_next_ns: AtomicU64,
-    /// Host samples taken.
-    pub host_samples: AtomicU64,
     /// A HIS run needs problem-state accounting points.
     pub host_accounting: AtomicBool,
     /// Fill the guest program parameter of host samples from MVS control blocks.
@@ -106,16 +297,15 @@ pub struct TickSchedule {
 impl Default for TickSchedule {
     fn default() -> Self {
         TickSchedule {
-            next_sample_ns: AtomicU64::new(0),
+            guest: SampleClock::default(),
+            host: SampleClock::default(),
             next_account_ns: AtomicU64::new(0),
-            wall_deadline: AtomicU64::new(u64::MAX),
-            armed: AtomicBool::new(false),
-            missed: AtomicU64::new(0),
-            samples: AtomicU64::new(0),
+            shared: Padded(SchedShared {
+                wall_deadline: AtomicU64::new(u64::MAX),
+                armed: AtomicBool::new(false),
+                period_hint: AtomicU64::new(0),
+            }),
             rng: AtomicU64::new(0x9E37_79B9_7F4A_7C15),
-            host_interval_ns: AtomicU64::new(0),
-            host_next_ns: AtomicU64::new(0),
-            host_samples: AtomicU64::new(0),
             host_accounting: AtomicBool::new(false),
             host_mvs: AtomicBool::new(false),
             host_diagnostic: AtomicBool::new(false),
@@ -129,8 +319,8 @@ pub struct CpuState {
     pub counters: CpuCounters,
     pub sampling: CpuSampling,
     pub program_parameter: ProgramParameter,
-    pub alerts: PendingAlerts,
-    pub meter: Meter,
+    pub alerts: Padded<PendingAlerts>,
+    pub meter: Padded<Meter>,
     pub schedule: TickSchedule,
     /// CPACF activity of this CPU whatever the guest's counter-set state (for HIS runs),
     /// in crypto-counter order (counter 64 + i).
@@ -146,8 +336,11 @@ pub struct Runtime {
     pub cpus: Vec<CpuState>,
     pub groups: CoprocessorGroups,
     pub epoch: Instant,
-    pub wake: parking_lot::Mutex<u64>,
-    pub wake_cv: parking_lot::Condvar,
+    /// Wall time (ns since the epoch) until which the scheduler sleeps; a CPU that needs an
+    /// earlier tick wakes it.
+    pub sleep_target: AtomicU64,
+    pub wake: std::sync::Mutex<()>,
+    pub wake_cv: std::sync::Condvar,
     pub stop: AtomicBool,
     pub scheduler: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
 }
@@ -161,8 +354,9 @@ pub fn rt() -> &'static Runtime {
         cpus: (0..MAX_CPUS).map(|_| CpuState::default()).collect(),
         groups: CoprocessorGroups::new(),
         epoch: Instant::now(),
-        wake: parking_lot::Mutex::new(u64::MAX),
-        wake_cv: parking_lot::Condvar::new(),
+        sleep_target: AtomicU64::new(0),
+        wake: std::sync::Mutex::new(()),
+        wake_cv: std::sync::Condvar::new(),
         stop: AtomicBool::new(false),
         scheduler: std::sync::Mutex::new(None),
     })
@@ -219,16 +413,15 @@ pub fn thread_cpu_ns() -> u64 {
         .wrapping_add(ts.tv_nsec as u64)
 }
 
-/// Account on the CPU's own thread (Hercules' raw instruction count `raw_instructions`) and
-/// return the reading and the thread's CPU time.
-pub fn account(view: &CpuView, raw_instructions: u64) -> (MeterReading, u64) {
-    let ns = thread_cpu_ns();
+/// Account on the CPU's own thread and return the reading and the CPU time. `exact` asks for
+/// a real read of the thread's CPU time (instructions that report counters).
+pub fn account(view: &CpuView, raw: RawCounts, exact: bool) -> (MeterReading, u64) {
     match cpu(view.cpu) {
-        Some(st) => (
-            st.meter.account(raw_instructions, ns, view.problem_state),
-            ns,
-        ),
-        None => (MeterReading::default(), ns),
+        Some(st) => {
+            let ns = st.meter.cpu_now(raw.waitsig, exact);
+            (st.meter.account(raw, ns, view.problem_state), ns)
+        }
+        None => (MeterReading::default(), thread_cpu_ns()),
     }
 }
 
@@ -253,15 +446,21 @@ pub const ACCOUNT_PERIOD_NS: u64 = 1_000_000;
 /// How often a CPU with a masked pending alert is looked at again.
 pub const ALERT_POLL_NS: u64 = 1_000_000;
 
-/// Ask the scheduler to arm `cpu` at wall time `deadline` (or earlier if already sooner).
+/// Ask the scheduler to arm `cpu` at wall time `deadline`. The scheduler is only woken when
+/// it would otherwise sleep past the deadline: in steady sampling it already expects the
+/// CPU's next tick (see `scheduler_loop`), so the CPU thread makes no system call here.
 pub fn schedule(cpu_no: u16, deadline: u64) {
     let Some(st) = cpu(cpu_no) else { return };
-    st.schedule.wall_deadline.store(deadline, Ordering::Release);
+    st.schedule
+        .shared
+        .wall_deadline
+        .store(deadline, Ordering::SeqCst);
     let r = rt();
-    let mut target = r.wake.lock();
-    if deadline < *target {
-        *target = deadline;
-        r.wake_cv.notify_one();
+    if deadline < r.sleep_target.load(Ordering::SeqCst) {
+        if let Ok(_g) = r.wake.lock() {
+            r.sleep_target.store(0, Ordering::SeqCst);
+            r.wake_cv.notify_one();
+        }
     }
 }
 
@@ -271,14 +470,26 @@ pub fn reschedule(cpu_no: u16, now_cpu_ns: u64) {
     let s = &st.schedule;
     let mut due = u64::MAX;
     for d in [
-        s.next_sample_ns.load(Ordering::Relaxed),
+        s.guest.wake_at(),
         s.next_account_ns.load(Ordering::Relaxed),
-        s.host_next_ns.load(Ordering::Relaxed),
+        s.host.wake_at(),
     ] {
         if d != 0 {
             due = due.min(d);
         }
     }
+    let mut hint = u64::MAX;
+    for p in [s.guest.interval(), s.host.interval()] {
+        if p != 0 {
+            hint = hint.min(p);
+        }
+    }
+    if s.next_account_ns.load(Ordering::Relaxed) != 0 {
+        hint = hint.min(ACCOUNT_PERIOD_NS / 2);
+    }
+    s.shared
+        .period_hint
+        .store(if hint == u64::MAX { 0 } else { hint }, Ordering::Relaxed);
     let wall = wall_ns();
     let mut deadline = if due == u64::MAX {
         u64::MAX
@@ -292,7 +503,7 @@ pub fn reschedule(cpu_no: u16, now_cpu_ns: u64) {
     if deadline != u64::MAX {
         schedule(cpu_no, deadline);
     } else {
-        s.wall_deadline.store(u64::MAX, Ordering::Release);
+        s.shared.wall_deadline.store(u64::MAX, Ordering::Release);
     }
 }
 
@@ -342,9 +553,8 @@ pub fn start_scheduler() {
 pub fn stop_scheduler() {
     let r = rt();
     r.stop.store(true, Ordering::Release);
-    {
-        let mut t = r.wake.lock();
-        *t = 0;
+    if let Ok(_g) = r.wake.lock() {
+        r.sleep_target.store(0, Ordering::SeqCst);
         r.wake_cv.notify_all();
     }
     let h = r.scheduler.lock().ok().and_then(|mut g| g.take());
@@ -360,49 +570,84 @@ fn scheduler_loop() {
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1u64, 0u64, 0u64, 0u64) };
     let r = rt();
     while !r.stop.load(Ordering::Acquire) {
+        // Scanning: CPUs that post deadlines now are seen by the scan below or by the
+        // re-scan after the sleep target is published.
+        r.sleep_target.store(0, Ordering::SeqCst);
         let now = wall_ns();
-        let mut next = now + 100_000_000;
-        if let Some(h) = host() {
-            for (i, st) in r.cpus.iter().enumerate() {
-                let s = &st.schedule;
-                let d = s.wall_deadline.load(Ordering::Acquire);
-                if d == u64::MAX {
-                    continue;
-                }
-                if d <= now {
-                    if !s.armed.swap(true, Ordering::AcqRel) {
-                        // SAFETY: the glue arms under the CPU's lock and checks it is online.
-                        let ok = h.arm.map(|a| unsafe { a(i as u16) } == 0).unwrap_or(false);
-                        if !ok {
-                            // Offline CPU, or the previous arming not yet consumed.
-                            s.armed.store(false, Ordering::Release);
-                        }
-                    }
-                    if !st.alerts.pending().is_empty() {
-                        if let Some(kick) = h.kick_waiting {
-                            // SAFETY: the glue checks the CPU under the interrupt lock.
-                            unsafe { kick(i as u16) };
-                        }
-                        next = next.min(now + ALERT_POLL_NS);
-                    }
-                    // The tick reschedules; until then look again in a while.
-                    s.wall_deadline.store(now + 10_000_000, Ordering::Release);
-                    next = next.min(now + 10_000_000);
-                } else {
-                    next = next.min(d);
-                }
+        let mut next = scan(r, now);
+        let Ok(guard) = r.wake.lock() else { return };
+        r.sleep_target.store(next, Ordering::SeqCst);
+        next = next.min(earliest(r));
+        let now2 = wall_ns();
+        if next > now2 && !r.stop.load(Ordering::Acquire) {
+            r.sleep_target.store(next, Ordering::SeqCst);
+            let _ = r
+                .wake_cv
+                .wait_timeout(guard, Duration::from_nanos(next - now2));
+        }
+    }
+}
+
+/// The earliest deadline any CPU has posted.
+fn earliest(r: &Runtime) -> u64 {
+    r.cpus
+        .iter()
+        .map(|st| st.schedule.shared.wall_deadline.load(Ordering::SeqCst))
+        .min()
+        .unwrap_or(u64::MAX)
+}
+
+/// Arm the CPUs whose deadline has come; return when to look again.
+fn scan(r: &Runtime, now: u64) -> u64 {
+    let mut next = now + 100_000_000;
+    let Some(h) = host() else { return next };
+    for (i, st) in r.cpus.iter().enumerate() {
+        let s = &st.schedule;
+        let d = s.shared.wall_deadline.load(Ordering::SeqCst);
+        if d == u64::MAX {
+            continue;
+        }
+        if d > now {
+            next = next.min(d);
+            continue;
+        }
+        let already = s.shared.armed.swap(true, Ordering::AcqRel);
+        if !already {
+            // SAFETY: the glue arms under the CPU's lock and checks it is online.
+            let ok = h.arm.map(|a| unsafe { a(i as u16) } == 0).unwrap_or(false);
+            if !ok {
+                // Offline CPU, or the previous arming not yet consumed.
+                s.shared.armed.store(false, Ordering::Release);
             }
         }
-        let mut target = r.wake.lock();
-        if *target < next {
-            next = *target;
+        if !st.alerts.pending().is_empty() {
+            if let Some(kick) = h.kick_waiting {
+                // SAFETY: the glue checks the CPU under the interrupt lock.
+                unsafe { kick(i as u16) };
+            }
         }
-        *target = next;
-        let now2 = wall_ns();
-        if next > now2 {
-            let wait = Duration::from_nanos(next - now2);
-            r.wake_cv.wait_for(&mut target, wait);
-        }
-        *target = u64::MAX;
+        // Expect the CPU's next tick a little before its period is over (the tick posts
+        // the exact deadline, normally later, without having to wake us); a CPU that
+        // waits or stops is looked at again every 10 ms.
+        let hint = s.shared.period_hint.load(Ordering::Relaxed);
+        let again = if hint == 0 || already {
+            // Still armed from before: the CPU waits or is stopped.
+            10_000_000
+        } else {
+            (hint * 3 / 4).clamp(2_000, 10_000_000)
+        };
+        let again = if st.alerts.pending().is_empty() {
+            again
+        } else {
+            again.min(ALERT_POLL_NS)
+        };
+        let _ = s.shared.wall_deadline.compare_exchange(
+            d,
+            now + again,
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
+        next = next.min(now + again);
     }
+    next
 }
