@@ -132,7 +132,7 @@ impl Default for Config {
             plugin: true,
             before: Vec::new(),
             after: Vec::new(),
-            show: vec![(0x3000, 0x400), (0x37f8, 0x88), (0x3bf8, 0x88)],
+            show: vec![(0x3000, 0x400), (0x37f0, 0x90), (0x3bf0, 0x90)],
             start_all: false,
             timeout: 60,
             env: Vec::new(),
