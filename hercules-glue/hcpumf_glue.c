@@ -243,6 +243,26 @@ DEF_INST(hcpumf_sigp)
         hcpumf_cpu_reset(target, order == 0x0B ? 1 : 0);
 }
 
+/* Instructions that change the problem-state bit (SVC in, LPSW/LPSWE out): while the
+ * problem-state counters or a HIS run need it, account just before the change so that the
+ * instructions since the last accounting point go to the state they ran in. */
+static void ARCH_DEP(hcpumf_switch)(BYTE inst[], REGS *regs)
+{
+    hcpumf_view v;
+    if (!hcpumf_watching(regs->cpuad))
+        return;
+    ARCH_DEP(hcpumf_view)(regs, inst, &v);
+    hcpumf_state_change(&v);
+}
+DEF_INST(hcpumf_svc)  { ARCH_DEP(hcpumf_switch)(inst, regs); ARCH_DEP(supervisor_call)(inst, regs); }
+DEF_INST(hcpumf_lpsw) { ARCH_DEP(hcpumf_switch)(inst, regs); ARCH_DEP(load_program_status_word)(inst, regs); }
+#if defined(FEATURE_ESAME)
+DEF_INST(hcpumf_lpswe) { ARCH_DEP(hcpumf_switch)(inst, regs); ARCH_DEP(load_program_status_word_extended)(inst, regs); }
+#else
+/* Registered for z/Architecture only. */
+DEF_INST(hcpumf_lpswe) { UNREFERENCED(inst); ARCH_DEP(program_interrupt)(regs, PGM_OPERATION_EXCEPTION); }
+#endif
+
 #if defined(FEATURE_MESSAGE_SECURITY_ASSIST)
 /* CPACF instructions: pass through to Hercules' implementation and report the function and
  * the host CPU time it took to the crypto-activity counters. */
@@ -625,6 +645,9 @@ HDL_INSTRUCTION_SECTION;
     HDL_DEFINST(HDL_INSTARCH_ALL, 0xB2ED, hcpumf_ecpga);
     HDL_DEFINST(HDL_INSTARCH_ALL, 0xEB17, hcpumf_stcctm);
     HDL_DEFINST(HDL_INSTARCH_ALL, 0xAE, hcpumf_sigp);
+    HDL_DEFINST(HDL_INSTARCH_ALL, 0x0A, hcpumf_svc);
+    HDL_DEFINST(HDL_INSTARCH_ALL, 0x82, hcpumf_lpsw);
+    HDL_DEFINST(HDL_INSTARCH_900, 0xB2B2, hcpumf_lpswe);
     HDL_DEFINST(HDL_INSTARCH_900, 0xB2B0, hcpumf_stfle);
     HDL_DEFINST(HDL_INSTARCH_390 | HDL_INSTARCH_900, 0xB93E, hcpumf_kimd);
     HDL_DEFINST(HDL_INSTARCH_390 | HDL_INSTARCH_900, 0xB93F, hcpumf_klmd);

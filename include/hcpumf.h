@@ -57,6 +57,20 @@ void hcpumf_execute(uint32_t opcode,
 int32_t hcpumf_tick(const hcpumf_view *v, uint32_t *param);
 
 /**
+ * Does CPU `cpu` need accounting at problem-state changes (problem-state set active or a
+ * HIS run collecting counters)?
+ */
+int32_t hcpumf_watching(uint16_t cpu);
+
+/**
+ * The CPU is about to execute an instruction that may change the problem-state bit.
+ *
+ * # Safety
+ * `v` must be valid.
+ */
+void hcpumf_state_change(const hcpumf_view *v);
+
+/**
  * For a CPU in a wait state (interrupt lock held by the glue): take the pending alert if
  * the CPU is enabled for it.
  *

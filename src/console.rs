@@ -136,7 +136,7 @@ pub fn reset_cpu(cpu: u16, initial: bool) {
         st.sampling.initial_cpu_reset();
         st.program_parameter.clear();
     } else {
-        st.counters.cpu_reset(&now);
+        st.counters.cpu_reset(crate::model::current(), &now);
         st.sampling.cpu_reset();
     }
     st.alerts.clear_all();
@@ -430,7 +430,8 @@ fn inject(words: &[String]) -> Result<String, String> {
             st.sampling.loss_of_sample_data();
         }
         if bits.contains(AlertBits::LOSS_OF_CPU_COUNTER_DATA) {
-            st.counters.loss_of_counter_data(&st.meter.reading());
+            st.counters
+                .loss_of_counter_data(model::current(), &st.meter.reading());
         }
         runtime::raise_alert(c, bits);
         n += 1;

@@ -117,6 +117,11 @@ pub fn execute(
     };
     let m = model::current();
     let (now, now_ns) = runtime::account(view, raw, true);
+    let measured = CpuView {
+        meter: now,
+        ..*view
+    };
+    let view = &measured;
     let rt = runtime::rt();
     let out = match opcode {
         op::LPP => {
@@ -130,6 +135,7 @@ pub fn execute(
                 st.alerts.clear(AlertBits::CLEARED_WHEN_COUNTERS_DISABLED);
             }
             update_accounting(st, now_ns);
+            runtime::reschedule(view.cpu, now_ns);
             Outcome::cc(cc)
         }
         op::LPCTL => {

@@ -179,6 +179,38 @@ pub unsafe extern "C" fn hcpumf_tick(v: *const hcpumf_view, param: *mut u32) -> 
     })
 }
 
+/// Does CPU `cpu` need accounting at problem-state changes (problem-state set active or a
+/// HIS run collecting counters)?
+#[no_mangle]
+pub extern "C" fn hcpumf_watching(cpu: u16) -> i32 {
+    guarded("watching", 0, || {
+        crate::runtime::cpu(cpu)
+            .map(|st| {
+                i32::from(
+                    st.schedule
+                        .next_account_ns
+                        .load(std::sync::atomic::Ordering::Relaxed)
+                        != 0,
+                )
+            })
+            .unwrap_or(0)
+    })
+}
+
+/// The CPU is about to execute an instruction that may change the problem-state bit.
+///
+/// # Safety
+/// `v` must be valid.
+#[no_mangle]
+pub unsafe extern "C" fn hcpumf_state_change(v: *const hcpumf_view) {
+    guarded("state change", (), || {
+        // SAFETY: the glue passes its stack view.
+        if let Some(v) = unsafe { v.as_ref() } {
+            crate::runtime::account(&to_view(v), raw_counts(v), false);
+        }
+    })
+}
+
 /// For a CPU in a wait state (interrupt lock held by the glue): take the pending alert if
 /// the CPU is enabled for it.
 ///

@@ -1,4 +1,4 @@
-# Accuracy of the basic counter set: instructions and cycles over a loop of 20,000,000
+# Accuracy of the basic counter set: instructions and cycles over a loop of 100,000,000
 # BRCTG instructions, compared with the TOD clock (STCK) around it.
 #   0x00 instructions before, 0x08 after, 0x10 cycles before, 0x18 after,
 #   0x20 TOD before, 0x28 TOD after, 0x30 LCCTL cc
@@ -13,7 +13,7 @@ start:  lghi  %r13,0x3000
         stck  0x20(%r13)
         ecctr %r4,%r2                      # instruction count
         ecctr %r5,%r3                      # cycle count
-        llilf %r6,20000000
+        llilf %r6,100000000
 loop:   brctg %r6,loop
         ecctr %r7,%r3                      # 3 instructions after the loop: ECCTR, ECCTR
         ecctr %r8,%r2

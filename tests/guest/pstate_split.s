@@ -14,11 +14,11 @@ start:  lghi  %r13,0x3000
         ecctr %r4,%r2
         ecctr %r5,%r3
         ecctr %r11,%r9
-        ecctr %r12,%r10
+        ecctr %r8,%r10
         stg   %r4,0x00(%r13)
         stg   %r5,0x10(%r13)
         stg   %r11,0x20(%r13)
-        stg   %r12,0x30(%r13)
+        stg   %r8,0x30(%r13)
         lghi  %r7,300                         # rounds
 round:  llilf %r6,300000
 sup:    brctg %r6,sup
@@ -30,11 +30,11 @@ back:   brctg %r7,round
         ecctr %r4,%r2
         ecctr %r5,%r3
         ecctr %r11,%r9
-        ecctr %r12,%r10
+        ecctr %r8,%r10
         stg   %r4,0x08(%r13)
         stg   %r5,0x18(%r13)
         stg   %r11,0x28(%r13)
-        stg   %r12,0x38(%r13)
+        stg   %r8,0x38(%r13)
         DONE
         .align 8
 ctls:   .quad 0x0000000000060006              # E_p E_b, C_p C_b
