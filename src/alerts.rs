@@ -10,7 +10,7 @@ pub const MEASUREMENT_ALERT_CODE: u16 = 0x1407;
 
 bitflags! {
     /// The measurement-alert interruption parameter (bit 0 is the leftmost bit).
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
     pub struct AlertBits: u32 {
         /// Bit 0: invalid entry address.
         const INVALID_ENTRY_ADDRESS = 0x8000_0000;
