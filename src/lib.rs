@@ -18,6 +18,7 @@ pub mod model;
 pub mod mvs;
 pub mod pgm;
 pub mod program_param;
+pub mod report;
 pub mod runtime;
 pub mod sampling;
 pub mod storage;

@@ -227,6 +227,7 @@ impl<'a> Space<'a> {
 pub fn ebcdic_char(c: u8) -> char {
     match c {
         0x40 => ' ',
+        0x5C => '*',
         0x4B => '.',
         0x5B => '$',
         0x7B => '#',

@@ -1,6 +1,17 @@
-//! TEMPORARY shim.
-#![allow(missing_docs, unused)]
+//! The `.CNT` file: the printable HIS019I "EVENT COUNTERS INFORMATION" text z/OS HIS writes
+//! (Redbook SG24-7857 Example 2-6; z/OS MVS System Messages HIS019I): version numbers,
+//! counter identifiers per set, start/end times and TODs, and per CPU the hexadecimal deltas
+//! with the CPU speed.
+
 use crate::model::CounterSet;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Counter values of one CPU: (set, values in counter order).
+pub type CpuSets = Vec<(CounterSet, Vec<u64>)>;
+
+/// Everything a .CNT file says.
+#[derive(Clone, Debug)]
 pub struct CntRun {
     pub file_name: String,
     pub command: String,
@@ -13,8 +24,258 @@ pub struct CntRun {
     pub end: std::time::SystemTime,
     pub start_tod: u64,
     pub end_tod: u64,
-    pub cpus: Vec<(u16, Vec<(CounterSet, Vec<u64>)>)>,
+    pub cpus: Vec<(u16, CpuSets)>,
 }
+
+/// The counter identifiers HIS prints for the architected counters.
+pub fn counter_name(n: u16) -> String {
+    match n {
+        0 => "CYCLE COUNT".into(),
+        1 => "INSTRUCTION COUNT".into(),
+        2 => "L1 I-CACHE DIRECTORY-WRITE COUNT".into(),
+        3 => "L1 I-CACHE PENALTY CYCLE COUNT".into(),
+        4 => "L1 D-CACHE DIRECTORY-WRITE COUNT".into(),
+        5 => "L1 D-CACHE PENALTY CYCLE COUNT".into(),
+        32 => "PROBLEM-STATE CYCLE COUNT".into(),
+        33 => "PROBLEM-STATE INSTRUCTION COUNT".into(),
+        34 => "PROBLEM-STATE L1 I-CACHE DIRECTORY-WRITE COUNT".into(),
+        35 => "PROBLEM-STATE L1 I-CACHE PENALTY CYCLE COUNT".into(),
+        36 => "PROBLEM-STATE L1 D-CACHE DIRECTORY-WRITE COUNT".into(),
+        37 => "PROBLEM-STATE L1 D-CACHE PENALTY CYCLE COUNT".into(),
+        64..=83 => {
+            let f = ["PRNG", "SHA", "DEA", "AES", "ECC"][usize::from((n - 64) / 4)];
+            let k = [
+                "FUNCTION COUNT",
+                "CYCLE COUNT",
+                "BLOCKED FUNCTION COUNT",
+                "BLOCKED CYCLE COUNT",
+            ][usize::from((n - 64) % 4)];
+            format!("{f} {k}")
+        }
+        _ => format!("EXTENDED COUNTER {n}"),
+    }
+}
+
+fn stamp(t: std::time::SystemTime) -> String {
+    let secs = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (y, mo, d, h, mi, s) = crate::collect::civil(secs);
+    format!("{y:04}/{mo:02}/{d:02} {h:02}:{mi:02}:{s:02}")
+}
+
+/// Render the HIS019I text.
 pub fn render(r: &CntRun) -> String {
-    String::new()
+    let mut o = String::new();
+    let _ = writeln!(o, "HIS019I EVENT COUNTERS INFORMATION VERSION 1");
+    let _ = writeln!(o, "FILE NAME: {}", r.file_name);
+    let _ = writeln!(o, "COMMAND: {}", r.command);
+    if !r.title.is_empty() {
+        let _ = writeln!(o, "TITLE: {}", r.title);
+    }
+    let _ = writeln!(o, "MODEL: {:04X}-HERCULES", r.machine_type);
+    let _ = writeln!(
+        o,
+        "COUNTER VERSION NUMBER 1: {}    COUNTER VERSION NUMBER 2: {}",
+        r.cfvn, r.csvn
+    );
+    let mut sets: Vec<(CounterSet, usize)> = Vec::new();
+    if let Some((_, cs)) = r.cpus.first() {
+        for (set, v) in cs {
+            sets.push((*set, v.len()));
+        }
+    }
+    for (set, n) in &sets {
+        let _ = writeln!(o);
+        let _ = writeln!(o, "COUNTER SET= {}", set.name());
+        let _ = writeln!(o, "COUNTER IDENTIFIERS:");
+        for i in 0..*n {
+            let num = set.first_counter() + i as u16;
+            let _ = writeln!(o, "  {num}: {}", counter_name(num));
+        }
+    }
+    let _ = writeln!(o);
+    let _ = writeln!(
+        o,
+        "START TIME: {}  START TOD: {:016X}",
+        stamp(r.start),
+        r.start_tod
+    );
+    let _ = writeln!(
+        o,
+        "END TIME:   {}  END TOD:   {:016X}",
+        stamp(r.end),
+        r.end_tod
+    );
+    for (cpu, cs) in &r.cpus {
+        let _ = writeln!(
+            o,
+            "COUNTER VALUES (HEXADECIMAL) FOR CPU {cpu:02X} (CPU SPEED = {} CYCLES/MIC):",
+            r.cpu_speed
+        );
+        for (set, values) in cs {
+            let first = set.first_counter();
+            for (row, chunk) in values.chunks(4).enumerate() {
+                let lo = first + (row * 4) as u16;
+                let hi = lo + 3;
+                let vals: Vec<String> = chunk.iter().map(|v| format!("{v:016X}")).collect();
+                let _ = writeln!(o, "{lo:4}-{hi:4} {}", vals.join(" "));
+            }
+        }
+    }
+    o
+}
+
+/// A .CNT file as read back: version numbers, speed and every CPU's counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CntFile {
+    pub cfvn: u16,
+    pub csvn: u16,
+    /// START TOD and END TOD of the run (TOD clock bits 0-63), if present.
+    pub start_tod: Option<u64>,
+    pub end_tod: Option<u64>,
+    /// CPU -> (speed, counter number -> value).
+    pub cpus: BTreeMap<u16, (u32, BTreeMap<u16, u64>)>,
+    /// Lines that could not be read: (line number, text).
+    pub problems: Vec<(usize, String)>,
+}
+
+/// Read HIS019I text (the plugin's or z/OS's; whitespace-tolerant). Never fails: lines it
+/// cannot read are listed in `problems` with their line numbers.
+pub fn parse(text: &str) -> CntFile {
+    let mut f = CntFile::default();
+    let mut cpu: Option<(u16, u32)> = None;
+    for (no, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.starts_with("START TIME:") || l.starts_with("END TIME:") {
+            let tod = l
+                .split("TOD:")
+                .nth(1)
+                .and_then(|x| u64::from_str_radix(x.trim(), 16).ok());
+            if l.starts_with("START") {
+                f.start_tod = f.start_tod.or(tod);
+            } else {
+                f.end_tod = tod.or(f.end_tod);
+            }
+        } else if let Some(rest) = l.strip_prefix("COUNTER VERSION NUMBER 1:") {
+            let mut parts = rest.split("COUNTER VERSION NUMBER 2:");
+            f.cfvn = parts
+                .next()
+                .and_then(|x| x.trim().parse().ok())
+                .unwrap_or(0);
+            f.csvn = parts
+                .next()
+                .and_then(|x| x.trim().parse().ok())
+                .unwrap_or(0);
+        } else if let Some(rest) = l.strip_prefix("COUNTER VALUES (HEXADECIMAL) FOR CPU") {
+            let num = rest.split_whitespace().next().unwrap_or("");
+            let speed = rest
+                .split("CPU SPEED =")
+                .nth(1)
+                .and_then(|x| x.split_whitespace().next())
+                .and_then(|x| x.parse().ok())
+                .unwrap_or(0);
+            match u16::from_str_radix(num, 16) {
+                Ok(c) => {
+                    cpu = Some((c, speed));
+                    f.cpus.entry(c).or_insert((speed, BTreeMap::new()));
+                }
+                Err(_) => f.problems.push((no + 1, line.to_string())),
+            }
+        } else if let Some((c, _)) = cpu {
+            // "  0-   3 00000006663C2773 000000013562F9B1 ..." ("-----": no counter).
+            let Some(dash) = l.find('-') else { continue };
+            let Ok(lo) = l[..dash].trim().parse::<u16>() else {
+                continue;
+            };
+            let mut toks = l[dash + 1..].split_whitespace();
+            if toks.next().and_then(|t| t.parse::<u16>().ok()).is_none() {
+                f.problems.push((no + 1, line.to_string()));
+                continue;
+            }
+            let mut n = lo;
+            for t in toks {
+                if t.starts_with("---") {
+                    n += 1;
+                    continue;
+                }
+                match u64::from_str_radix(t, 16) {
+                    Ok(v) => {
+                        if let Some(e) = f.cpus.get_mut(&c) {
+                            e.1.insert(n, v);
+                        }
+                        n += 1;
+                    }
+                    Err(_) => {
+                        f.problems.push((no + 1, line.to_string()));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip() {
+        let r = CntRun {
+            file_name: "SYSHIS20261122.120000.000.CNT".into(),
+            command: "hcpumf his begin".into(),
+            title: String::new(),
+            machine_type: 0x2097,
+            cfvn: 1,
+            csvn: 1,
+            cpu_speed: 4404,
+            start: std::time::UNIX_EPOCH,
+            end: std::time::UNIX_EPOCH,
+            start_tod: 1,
+            end_tod: 2,
+            cpus: vec![
+                (0, vec![(CounterSet::Basic, vec![10, 20, 0, 0, 0, 0])]),
+                (
+                    1,
+                    vec![
+                        (
+                            CounterSet::Basic,
+                            vec![0x6663_C277, 0x1356_2F9B1, 1, 2, 3, 4],
+                        ),
+                        (CounterSet::ProblemState, vec![5, 6, 0, 0, 0, 0]),
+                    ],
+                ),
+            ],
+        };
+        let text = render(&r);
+        assert!(text.starts_with("HIS019I EVENT COUNTERS INFORMATION VERSION 1"));
+        assert!(
+            text.contains("COUNTER VALUES (HEXADECIMAL) FOR CPU 01 (CPU SPEED = 4404 CYCLES/MIC):")
+        );
+        let f = parse(&text);
+        assert!(f.problems.is_empty(), "{:?}", f.problems);
+        assert_eq!((f.cfvn, f.csvn), (1, 1));
+        assert_eq!(f.cpus[&0].1[&1], 20);
+        assert_eq!(f.cpus[&1].1[&1], 0x1356_2F9B1);
+        assert_eq!(f.cpus[&1].1[&33], 6);
+        assert_eq!(f.cpus[&1].0, 4404);
+    }
+
+    #[test]
+    fn reads_z_os_text_and_reports_bad_lines() {
+        let text = "HIS019I EVENT COUNTERS INFORMATION VERSION 1\n\
+            COUNTER VERSION NUMBER 1: 1    COUNTER VERSION NUMBER 2: 1\n\
+            COUNTER VALUES (HEXADECIMAL) FOR CPU 00 (CPU SPEED = 4404 CYCLES/MIC):\n\
+            \x20 0-  3 00000006663C2773 000000013562F9B1 00000000020BFA21 00000000769FBCC0\n\
+            \x20 4-  7 0000000003D2CA56 000000026DA59633 -----\n\
+            \x20 8- 11 ZZZZZZZZZZZZZZZZ\n";
+        let f = parse(text);
+        assert_eq!(f.cpus[&0].1[&0], 0x6663C2773);
+        assert_eq!(f.cpus[&0].1[&5], 0x26DA59633);
+        assert_eq!(f.problems.len(), 1);
+        assert_eq!(f.problems[0].0, 6);
+    }
 }
