@@ -92,7 +92,6 @@ struct Run {
     command: String,
     sets: CounterSets,
     sampling: bool,
-    diagnostic: bool,
     map: bool,
     started: Instant,
     start_time: std::time::SystemTime,
@@ -350,7 +349,6 @@ fn begin(rest: &[String], all: &[String]) -> Result<String, String> {
         command: format!("hcpumf {}", all.join(" ")),
         sets: o.sets,
         sampling: o.sampling,
-        diagnostic: o.diagnostic,
         map: o.map,
         started: Instant::now(),
         start_time: now,
@@ -502,7 +500,7 @@ pub fn host_tick(cpu: u16, st: &CpuState, view: &CpuView, prefix: u64, cr1: u64,
         return;
     };
     if b.used + size > BLOCK - TRAILER {
-        let full = seal(&mut b, m.bsdes, if diag { m.dsdes } else { 0 }, view.tod);
+        let full = seal(&mut b, m.bsdes, m.dsdes, view.tod);
         send(cpu, full);
     }
     let at = b.used;
@@ -564,8 +562,7 @@ fn end(why: &str) -> Result<String, String> {
             }
             if let Ok(mut b) = st.host_buffer.lock() {
                 if b.used > 0 {
-                    let dsdes = if run.diagnostic { m.dsdes } else { 0 };
-                    let mut blk = seal(&mut b, m.bsdes, dsdes, end_tod);
+                    let mut blk = seal(&mut b, m.bsdes, m.dsdes, end_tod);
                     // A partial last block is not full: clear F.
                     blk[BLOCK - TRAILER] &= !0x80;
                     let _ = tx.send(Msg::Block(i as u16, blk));

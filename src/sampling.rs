@@ -590,6 +590,7 @@ mod tests {
         s
     }
     /// LSCTL request block.
+    #[allow(clippy::too_many_arguments)]
     fn req(
         s: bool,
         h: bool,

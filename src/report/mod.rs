@@ -291,16 +291,8 @@ pub fn report(files: &RunFiles, opts: &Options) -> Result<String, ReportError> {
         rows.sort_by(|a, b| b.samples.cmp(&a.samples).then(a.start.cmp(&b.start)));
         let _ = writeln!(
             out,
-            "\n{:>10} {:>9} {:>7} {:>6} {:>5} {:<8} {:<8} {:<8} {}",
-            "SAMPLES",
-            "ISAMPLES",
-            "CPU %",
-            "CPI",
-            "PASN",
-            "JOBNAME",
-            "MODULE",
-            "CSECT",
-            "ADDRESS RANGE"
+            "\n{:>10} {:>9} {:>7} {:>6} {:>5} {:<8} {:<8} {:<8} ADDRESS RANGE",
+            "SAMPLES", "ISAMPLES", "CPU %", "CPI", "PASN", "JOBNAME", "MODULE", "CSECT"
         );
         for r in rows.iter_mut().take(opts.top) {
             r.cycles_share = r.samples as f64 * 100.0 / hs.total.max(1) as f64;

@@ -1,0 +1,82 @@
+# hcpumf demo workload: three code regions with known shares of the CPU time,
+#   HOTLOOP  (problem state)    50%   at 0x10000
+#   WARMLOOP (supervisor state) 30%   at 0x20000
+#   COOLLOOP (problem state)    20%   at 0x30000
+# switching state about 400 times a second, for about 3 seconds, plus the few MVS control
+# blocks (CVT, ASVT, ASCBs, LPA CDEs with extent lists, PSATOLD/PSAAOLD) that let the
+# plugin's MVS awareness name the address space and the modules in the .MAP and in the
+# samples' program parameter. DAT is off, so virtual = real.
+        .include "lowcore.inc"
+        .set ROUNDS, 1200
+start:  lghi  %r13,0x3000
+        lghi  %r12,0x1000
+        mvc   0x1c0(16),svcpsw-0x1000(%r12)   # SVC new PSW -> after the problem-state leg
+        # --- MVS control blocks -------------------------------------------------------
+        llilf %r1,0x8000
+        st    %r1,0x10                        # FLCCVT -> CVT at 0x8000
+        llilf %r2,0x8400
+        st    %r2,0x22c(%r1)                  # CVTASVT -> ASVT at 0x8400
+        llilf %r2,0x8a00
+        st    %r2,0xbc(%r1)                   # CVTQLPAQ -> 0x8A00 -> first CDE
+        llilf %r3,0x8400
+        mvc   0x204(4,%r3),two-0x1000(%r12)   # ASVTMAXU = 2
+        mvc   0x210(4,%r3),ascb1-0x1000(%r12) # ASVTENTY[0] -> ASCB of ASID 1
+        mvc   0x214(4,%r3),ascb2-0x1000(%r12) # ASVTENTY[1] -> ASCB of ASID 0x21
+        llilf %r3,0x8800                      # ASCB 1: *MASTER*, started (JBNS)
+        mvhhi 0x24(%r3),1
+        mvc   0xb0(4,%r3),nmaster-0x1000(%r12)
+        llilf %r3,0x8900                      # ASCB 0x21: DEMOJOB, initiated (JBNI)
+        mvhhi 0x24(%r3),0x21
+        mvc   0xac(4,%r3),ndemo-0x1000(%r12)
+        llilf %r3,0x8a00
+        mvc   0(4,%r3),cde1-0x1000(%r12)
+        larl  %r4,cdes                        # copy the three CDEs and extent lists
+        llilf %r5,0x8b00
+        mvc   0(256,%r5),0(%r4)
+        st    %r2,0x21c                       # PSATOLD: any TCB address (0x8A00)
+        mvc   0x224(4,%r0),ascb2-0x1000(%r12) # PSAAOLD -> ASCB of DEMOJOB
+        # --- the workload ---------------------------------------------------------------
+        lghi  %r7,ROUNDS
+round:  llilf %r6,300000                      # WARMLOOP: 30%, supervisor
+        brasl %r14,warmloop
+        lpswe hot-0x1000(%r12)                # HOTLOOP then COOLLOOP in problem state
+back:   brctg %r7,round
+        DONE
+
+        .align 8
+svcpsw: .quad 0x0000000180000000, back
+hot:    .quad 0x0001000180000000, 0x10000
+two:    .long 2
+ascb1:  .long 0x8800
+ascb2:  .long 0x8900
+cde1:   .long 0x8b00
+nmaster: .long nm1
+ndemo:  .long nm2
+nm1:    .byte 0x5c,0xd4,0xc1,0xe2,0xe3,0xc5,0xd9,0x5c          # *MASTER*
+nm2:    .byte 0xc4,0xc5,0xd4,0xd6,0xd1,0xd6,0xc2,0x40          # DEMOJOB
+        .align 8
+# CDEs at 0x8B00, 0x8B30, 0x8B60 (chained), extent lists at 0x8B90, 0x8BA0, 0x8BB0.
+cdes:   .long 0x8b30, 0
+        .byte 0xc8,0xd6,0xe3,0xd3,0xd6,0xd6,0xd7,0x40          # HOTLOOP
+        .long 0x10000, 0x8b90, 0, 0, 0, 0, 0, 0
+        .long 0x8b60, 0
+        .byte 0xe6,0xc1,0xd9,0xd4,0xd3,0xd6,0xd6,0xd7          # WARMLOOP
+        .long 0x20000, 0x8ba0, 0, 0, 0, 0, 0, 0
+        .long 0, 0
+        .byte 0xc3,0xd6,0xd6,0xd3,0xd3,0xd6,0xd6,0xd7          # COOLLOOP
+        .long 0x30000, 0x8bb0, 0, 0, 0, 0, 0, 0
+        .long 16, 1, 0x80000100, 0x10000                       # HOTLOOP: 256 bytes
+        .long 16, 1, 0x80000100, 0x20000                       # WARMLOOP
+        .long 16, 1, 0x80000100, 0x30000                       # COOLLOOP
+
+        .org 0x10000
+hotloop: llilf %r6,500000                     # HOTLOOP: 50%
+1:      brctg %r6,1b
+        jg    coolloop
+        .org 0x20000
+warmloop: brctg %r6,warmloop                  # WARMLOOP: 30% (count set by the caller)
+        br    %r14
+        .org 0x30000
+coolloop: llilf %r6,200000                    # COOLLOOP: 20%
+1:      brctg %r6,1b
+        svc   0

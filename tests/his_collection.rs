@@ -1,0 +1,136 @@
+//! Host-driven HIS collection in a real Hercules run: `hcpumf his begin` / `end` writes the
+//! z/OS-format files, whose contents match what the guest did (SA23-2260 entry and trailer
+//! layouts), MVS awareness names the job and modules, and the report tool reads them back.
+mod common;
+use common::*;
+use hcpumf::his::{cnt, map, smp};
+use std::path::Path;
+
+fn files(dir: &Path, suffix: &str) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .expect("output dir")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().contains(suffix))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn collection_files_match_the_workload() {
+    let out_dir = scratch("his-out");
+    let cfg = Config {
+        before: vec![format!(
+            "hcpumf his begin ctrset=(b,p) sampfreq=800000 map=yes mvs=yes path={}",
+            out_dir.display()
+        )],
+        after: vec!["hcpumf his end".into()],
+        ..Config::default()
+    };
+    let out = run("his_workload", &cfg);
+    assert!(out.said("HHCMF042I"), "{}", out.log);
+    assert!(out.said("HHCMF044I"), "{}", out.log);
+
+    // .SMP.0: whole 4-KB blocks, full ones with F and BSDES 32, entries in the three regions.
+    let smp_files = files(&out_dir, ".SMP.");
+    assert_eq!(smp_files.len(), 1, "one CPU, one file");
+    let bytes = std::fs::read(&smp_files[0]).expect("read .SMP");
+    assert_eq!(bytes.len() % smp::BLOCK, 0);
+    let blocks = bytes.len() / smp::BLOCK;
+    for (i, b) in bytes.chunks(smp::BLOCK).enumerate() {
+        let t = smp::Trailer::decode(&b[smp::TRAILER..]);
+        assert_eq!((t.bsdes, t.dsdes), (32, 64), "block {i}");
+        assert!(t.stcke);
+        assert_eq!(t.full, i + 1 < blocks, "only the last block is partial");
+    }
+    let mut shares = [0u64; 3];
+    let mut problem = [0u64; 3];
+    let mut total = 0u64;
+    let sum = smp::scan(&bytes[..], &mut |s| {
+        total += 1;
+        let r = match s.ia {
+            0x10000..=0x100FF => 0,
+            0x20000..=0x200FF => 1,
+            0x30000..=0x300FF => 2,
+            _ => return,
+        };
+        shares[r] += 1;
+        if s.problem {
+            problem[r] += 1;
+        }
+        // MVS awareness: TCB in bits 8-31, home ASID 21 in bits 33-47.
+        assert_eq!((s.gpp >> 16) & 0x7FFF, 0x21);
+    })
+    .expect("scan");
+    assert!(sum.problems.is_empty(), "{:?}", sum.problems);
+    assert!(
+        total > 20_000,
+        "about 13,333 samples per CPU second: {total}"
+    );
+    let expect = [50.0, 30.0, 20.0];
+    for r in 0..3 {
+        let pct = shares[r] as f64 * 100.0 / total as f64;
+        assert!(
+            (pct - expect[r]).abs() < 3.0,
+            "region {r}: {pct:.2}% of the samples, expected {}%",
+            expect[r]
+        );
+    }
+    assert_eq!(problem[0], shares[0], "HOTLOOP runs in the problem state");
+    assert_eq!(problem[1], 0, "WARMLOOP runs in the supervisor state");
+    assert_eq!(problem[2], shares[2]);
+
+    // .CNT: basic and problem-state deltas; 1.2 G instructions, 70% in the problem state.
+    let c = cnt::parse(&std::fs::read_to_string(&files(&out_dir, ".CNT")[0]).expect("cnt"));
+    assert!(c.problems.is_empty(), "{:?}", c.problems);
+    let (speed, v) = &c.cpus[&0];
+    assert_eq!(*speed, 4404);
+    let instr = v[&1] as f64;
+    assert!((instr - 1.2e9).abs() / 1.2e9 < 0.01, "instructions {instr}");
+    let prb = v[&33] as f64 / instr;
+    assert!((prb - 0.7).abs() < 0.02, "problem-state share {prb}");
+
+    // .MAP: the job and the three modules from the guest's control blocks.
+    let m = map::parse(&std::fs::read_to_string(&files(&out_dir, ".MAP")[0]).expect("map"));
+    assert_eq!(m.jobs.get(&0x21).map(String::as_str), Some("DEMOJOB"));
+    assert_eq!(m.jobs.get(&1).map(String::as_str), Some("*MASTER*"));
+    let names: Vec<&str> = m.modules.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, vec!["HOTLOOP", "WARMLOOP", "COOLLOOP"]);
+
+    // The report tool reads the run back.
+    let rep = std::process::Command::new(env!("CARGO_BIN_EXE_hcpumf-report"))
+        .arg(&out_dir)
+        .output()
+        .expect("hcpumf-report");
+    assert!(rep.status.success());
+    let text = String::from_utf8_lossy(&rep.stdout);
+    let first = text
+        .lines()
+        .find(|l| l.contains("DEMOJOB"))
+        .expect("hot-spot rows");
+    assert!(first.contains("HOTLOOP"), "{text}");
+    assert!(text.contains("PRBSTATE"), "{text}");
+}
+
+#[test]
+fn bad_keywords_change_nothing() {
+    let out_dir = scratch("his-bad");
+    let cfg = Config {
+        before: vec![
+            format!(
+                "hcpumf his begin sampfreq=99999999 path={}",
+                out_dir.display()
+            ),
+            "hcpumf his begin ctrset=(b,x)".into(),
+            "hcpumf his begin path=/nonexistent/dir".into(),
+            "hcpumf his begin bogus=1".into(),
+            "hcpumf his end".into(),
+        ],
+        ..Config::default()
+    };
+    let out = run("stfle", &cfg);
+    assert_eq!(out.log.matches("HHCMF041E").count(), 4, "{}", out.log);
+    assert!(out.said("HHCMF043E"), "end without a run");
+    assert!(files(&out_dir, "SYSHIS").is_empty());
+}
