@@ -198,7 +198,7 @@ impl Outcome {
     }
     /// The disabled-wait PSW address of CPU 0 (0 = the test's DONE, 0xbad = FAIL).
     pub fn wait_code(&self) -> Option<u64> {
-        let i = self.log.find("HHCCP011I CPU0000")?;
+        let i = self.log.find("HHCCP011I CPU0000: Disabled wait")?;
         let rest = &self.log[i..];
         let p = rest.find("PSW=")?;
         let psw: String = rest[p + 4..].chars().take(40).collect();
@@ -312,7 +312,7 @@ pub fn run_binary(bin: &Path, dir: &Path, cfg: &Config) -> Outcome {
         cfg.timeout
     );
     assert!(
-        log.contains("HHCCP011I CPU0000"),
+        log.contains("HHCCP011I CPU0000: Disabled wait"),
         "CPU 0 never reached its disabled wait:\n{log}"
     );
     let storage = parse_displays(&log);
