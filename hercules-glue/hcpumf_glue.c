@@ -225,9 +225,8 @@ DEF_INST(hcpumf_stfle)
 #endif
 }
 
-/* AE SIGP: Hercules performs the order; CPU reset and initial CPU reset orders that were
- * accepted also reset the target's measurement state (SA23-2260: "CPU reset", "initial CPU
- * reset"). */
+/* AE SIGP: Hercules performs the order; CPU reset and initial CPU reset orders also reset
+ * the target's measurement state (SA23-2260: "CPU reset", "initial CPU reset"). */
 DEF_INST(hcpumf_sigp)
 {
     int r1, r3, b2;
@@ -235,12 +234,14 @@ DEF_INST(hcpumf_sigp)
     U16 target;
     BYTE order;
 
-    RS0(inst, regs, r1, r3, b2, addr);
+    RS_B(inst, regs, r1, r3, b2, addr);
     order = addr & 0xFF;
     target = regs->GR_LHL(r3);
-    ARCH_DEP(signal_processor)(inst, regs);
-    if (regs->psw.cc == 0 && (order == 0x0B || order == 0x0C))
+    /* Hercules' SIGP may leave through longjmp (RETURN_INTCHECK), so the reset of the
+     * measurement state is done first, for a configured target. */
+    if ((order == 0x0B || order == 0x0C) && target < MAX_CPU_ENGINES && IS_CPU_ONLINE(target))
         hcpumf_cpu_reset(target, order == 0x0B ? 1 : 0);
+    ARCH_DEP(signal_processor)(inst, regs);
 }
 
 /* Instructions that change the problem-state bit (SVC in, LPSW/LPSWE out): while the
@@ -362,6 +363,25 @@ static void ARCH_DEP(hcpumf_kick)(REGS *regs)
     }
 }
 
+/* Hercules copies the first-level opcode table into each CPU's REGS when the CPU comes
+ * online and does not refresh it on ldmod/rmmod, so the first-level instructions the plugin
+ * wraps (SIGP, SVC, LPSW) are put into (or taken out of) the tables of online CPUs here. */
+static void ARCH_DEP(hcpumf_patch)(REGS *regs, int install)
+{
+    int cpu = regs->cpuad;
+    FUNC sigp = install ? (FUNC)ARCH_DEP(hcpumf_sigp) : (FUNC)ARCH_DEP(signal_processor);
+    FUNC svc = install ? (FUNC)ARCH_DEP(hcpumf_svc) : (FUNC)ARCH_DEP(supervisor_call);
+    FUNC lpsw = install ? (FUNC)ARCH_DEP(hcpumf_lpsw) : (FUNC)ARCH_DEP(load_program_status_word);
+    regs->ARCH_DEP(opcode_table)[0xAE] = sigp;
+    regs->ARCH_DEP(opcode_table)[0x0A] = svc;
+    regs->ARCH_DEP(opcode_table)[0x82] = lpsw;
+    if (hcpumf_armstate[cpu] == 2) {
+        hcpumf_saved[cpu][0xAE] = sigp;
+        hcpumf_saved[cpu][0x0A] = svc;
+        hcpumf_saved[cpu][0x82] = lpsw;
+    }
+}
+
 /* The first-level opcode table of a CPU in this architecture. */
 static FUNC *ARCH_DEP(hcpumf_table)(REGS *regs)
 {
@@ -479,6 +499,30 @@ static void hcpumf_disarm(int cpu)
         hcpumf_armstate[cpu] = 0;
     }
     release_lock(&sysblk.cpulock[cpu]);
+}
+
+static void hcpumf_patch_all(int install)
+{
+    int cpu;
+    for (cpu = 0; cpu < MAX_CPU_ENGINES; cpu++) {
+        REGS *regs;
+        obtain_lock(&sysblk.cpulock[cpu]);
+        regs = sysblk.regs[cpu];
+        if (IS_CPU_ONLINE(cpu) && regs) {
+            switch (regs->arch_mode) {
+#if defined(_370)
+            case ARCH_370: s370_hcpumf_patch(regs, install); break;
+#endif
+#if defined(_390)
+            case ARCH_390: s390_hcpumf_patch(regs, install); break;
+#endif
+#if defined(_900)
+            case ARCH_900: z900_hcpumf_patch(regs, install); break;
+#endif
+            }
+        }
+        release_lock(&sysblk.cpulock[cpu]);
+    }
 }
 
 static void hcpumf_h_kick_waiting(uint16_t cpu)
@@ -654,6 +698,7 @@ HDL_INSTRUCTION_SECTION;
     HDL_DEFINST(HDL_INSTARCH_390 | HDL_INSTARCH_900, 0xB92E, hcpumf_km);
     HDL_DEFINST(HDL_INSTARCH_390 | HDL_INSTARCH_900, 0xB92F, hcpumf_kmc);
     HDL_DEFINST(HDL_INSTARCH_390 | HDL_INSTARCH_900, 0xB91E, hcpumf_kmac);
+    hcpumf_patch_all(1);
 }
 END_INSTRUCTION_SECTION;
 
@@ -663,6 +708,7 @@ HDL_FINAL_SECTION;
     hcpumf_unload();
     for (cpu = 0; cpu < MAX_CPU_ENGINES; cpu++)
         hcpumf_disarm(cpu);
+    hcpumf_patch_all(0);
     /* Let a CPU that is inside the tick or one of the instructions leave the module. */
     usleep(20000);
 }

@@ -45,7 +45,10 @@ fn condition_codes_and_program_exceptions() {
     }
     // QCTRI at the start: CFVN 1, B P C E and the group authorized, nothing enabled,
     // max CPU address 7, CSVN 1.
-    assert_eq!(out.bytes(0x3000, 14), [0, 1, 0x80, 0x0F, 0, 0, 0, 0, 0, 7, 0, 1, 0, 0]);
+    assert_eq!(
+        out.bytes(0x3000, 14),
+        [0, 1, 0x80, 0x0F, 0, 0, 0, 0, 0, 7, 0, 1, 0, 0]
+    );
     // After LCCTL and LPCTL: all enabled and active.
     assert_eq!(out.bytes(0x3042, 6), [0x80, 0x0F, 0x80, 0x0F, 0x80, 0x0F]);
     let instr = out.u64(0x3080);
@@ -53,12 +56,20 @@ fn condition_codes_and_program_exceptions() {
     assert_eq!(out.u64(0x3088), 0x55, "R1 unchanged on cc 3");
     assert_eq!(out.u64(0x3090), 0x1234, "SCCTR then ECCTR");
     assert_eq!(out.u64(0x3098), 77, "SPCTR then EPCTR");
-    assert_eq!(out.u64(0x30a0), 0x1234_5678_0000_0000, "ECPGA: bits 0-31 kept, group 0");
+    assert_eq!(
+        out.u64(0x30a0),
+        0x1234_5678_0000_0000,
+        "ECPGA: bits 0-31 kept, group 0"
+    );
     // STCCTM basic: cycles and instructions counted, L1 counters zero, nothing beyond.
     assert!(out.u64(0x3100) > 0 && out.u64(0x3108) > 0);
     for k in 2..6 {
         assert_eq!(out.u64(0x3100 + 8 * k), 0, "basic counter {k}");
     }
-    assert_eq!(out.u64(0x3130), 0xEEEE_EEEE_EEEE_EEEE, "not stored past the set");
+    assert_eq!(
+        out.u64(0x3130),
+        0xEEEE_EEEE_EEEE_EEEE,
+        "not stored past the set"
+    );
     assert_eq!(out.u64(0x3158), 0xEEEE_EEEE_EEEE_EEEE, "cc 1 stored only 3");
 }

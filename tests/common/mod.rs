@@ -230,7 +230,7 @@ fn parse_displays(log: &str) -> BTreeMap<u64, u8> {
             }
             for k in 0..4 {
                 let b = u8::from_str_radix(&word[2 * k..2 * k + 2], 16).unwrap_or(0);
-                m.insert(a, b);
+                m.entry(a).or_insert(b);
                 a += 1;
             }
         }
