@@ -3,7 +3,7 @@
 mod common;
 use common::*;
 
-fn status_line<'a>(log: &'a str, cpu: u16, nth: usize) -> &'a str {
+fn status_line(log: &str, cpu: u16, nth: usize) -> &str {
     let tag = format!("HHCMF021I CPU{cpu:04X}");
     log.lines()
         .filter(|l| l.contains(&tag))
