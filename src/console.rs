@@ -247,6 +247,7 @@ fn apply_authorizations(only: Option<u16>) {
         if !bits.is_empty() {
             runtime::raise_alert(cpu, bits);
         }
+        runtime::settle_alerts(st);
     }
 }
 

@@ -517,6 +517,18 @@ pub fn jitter(st: &CpuState, period: u64) -> u64 {
     period / 2 + x % period.max(1)
 }
 
+/// Apply SA23-2260's clearing rules to the pending request: the sampling events are cleared
+/// when no sampling function is enabled, the loss of CPU counter data when no non-MT counter
+/// set is enabled (authorization changes stay pending).
+pub fn settle_alerts(st: &CpuState) {
+    if !st.sampling.any_enabled() {
+        st.alerts.clear(AlertBits::CLEARED_WHEN_SAMPLING_DISABLED);
+    }
+    if !st.counters.any_enabled() {
+        st.alerts.clear(AlertBits::CLEARED_WHEN_COUNTERS_DISABLED);
+    }
+}
+
 /// Raise alert events on a CPU and make sure it gets a chance to take them (running CPUs at
 /// their next tick, CPUs in an enabled wait through the glue).
 pub fn raise_alert(cpu_no: u16, bits: AlertBits) {
@@ -525,6 +537,10 @@ pub fn raise_alert(cpu_no: u16, bits: AlertBits) {
         return;
     }
     st.alerts.raise(bits);
+    settle_alerts(st);
+    if st.alerts.pending().is_empty() {
+        return;
+    }
     schedule(cpu_no, wall_ns());
     if let Some(kick) = host().and_then(|h| h.kick_waiting) {
         // SAFETY: the glue takes the interrupt lock and checks the CPU itself.
