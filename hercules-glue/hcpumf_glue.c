@@ -317,15 +317,21 @@ static int ARCH_DEP(hcpumf_present)(REGS *regs, U32 param)
 static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
 {
     int cpu = regs->cpuad;
+    FUNC orig = hcpumf_saved[cpu][inst[0]];
     hcpumf_view v;
     U32 param = 0;
 
+    /* Restore only this opcode's entry: the others are put back as the CPU meets them, so
+     * a tick touches the table lines the guest uses rather than all 2 KB of them. */
+    regs->ARCH_DEP(opcode_table)[inst[0]] = orig;
+    /* The sampler is writing the table right now (under the CPU lock, well under a
+     * microsecond): wait for it, or this very entry could be the only one the guest uses. */
     while (hcpumf_armstate[cpu] == 1)
-        sched_yield();
-    if (hcpumf_armstate[cpu] == 2) {
-        memcpy(regs->ARCH_DEP(opcode_table), hcpumf_saved[cpu], sizeof(hcpumf_saved[cpu]));
-        __sync_synchronize();
-        hcpumf_armstate[cpu] = 0;
+        __builtin_ia32_pause();
+    if (!__sync_bool_compare_and_swap(&hcpumf_armstate[cpu], 2, 0)) {
+        /* A left-over entry of an earlier arming. */
+        orig(inst, regs);
+        return;
     }
     ARCH_DEP(hcpumf_view)(regs, inst, &v);
     SET_PSW_IA(regs);
@@ -343,7 +349,7 @@ static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
     }
     if (regs->execflag)
         hcpumf_tick(&v, &param);
-    regs->ARCH_DEP(opcode_table)[inst[0]](inst, regs);
+    orig(inst, regs);
 }
 
 /* A CPU in an enabled wait gets a pending alert from another thread. */
@@ -375,11 +381,9 @@ static void ARCH_DEP(hcpumf_patch)(REGS *regs, int install)
     regs->ARCH_DEP(opcode_table)[0xAE] = sigp;
     regs->ARCH_DEP(opcode_table)[0x0A] = svc;
     regs->ARCH_DEP(opcode_table)[0x82] = lpsw;
-    if (hcpumf_armstate[cpu] == 2) {
-        hcpumf_saved[cpu][0xAE] = sigp;
-        hcpumf_saved[cpu][0x0A] = svc;
-        hcpumf_saved[cpu][0x82] = lpsw;
-    }
+    hcpumf_saved[cpu][0xAE] = sigp;
+    hcpumf_saved[cpu][0x0A] = svc;
+    hcpumf_saved[cpu][0x82] = lpsw;
 }
 
 /* The first-level opcode table of a CPU in this architecture. */
@@ -393,10 +397,32 @@ static void ARCH_DEP(hcpumf_arm)(REGS *regs)
 {
     int cpu = regs->cpuad, i;
     FUNC *table = regs->ARCH_DEP(opcode_table);
-    memcpy(hcpumf_saved[cpu], table, sizeof(hcpumf_saved[cpu]));
-    hcpumf_armed_table[cpu] = table;
+    FUNC trap = (FUNC)ARCH_DEP(hcpumf_tick);
+    if (hcpumf_armed_table[cpu] != table) {
+        /* First arming of this table (or new REGS after an architecture switch). */
+        memcpy(hcpumf_saved[cpu], table, sizeof(hcpumf_saved[cpu]));
+        hcpumf_armed_table[cpu] = table;
+    }
+    /* Entries still trapping from an earlier arming keep their saved original. */
+    for (i = 0; i < 256; i++) {
+        if (table[i] != trap) {
+            hcpumf_saved[cpu][i] = table[i];
+            table[i] = trap;
+        }
+    }
+}
+
+/* Put back every entry that still traps (module unload). */
+static void ARCH_DEP(hcpumf_unarm)(REGS *regs)
+{
+    int cpu = regs->cpuad, i;
+    FUNC *table = regs->ARCH_DEP(opcode_table);
+    FUNC trap = (FUNC)ARCH_DEP(hcpumf_tick);
+    if (hcpumf_armed_table[cpu] != table)
+        return;
     for (i = 0; i < 256; i++)
-        table[i] = (FUNC)ARCH_DEP(hcpumf_tick);
+        if (table[i] == trap)
+            table[i] = hcpumf_saved[cpu][i];
 }
 
 #if !defined(_GEN_ARCH)
@@ -466,6 +492,11 @@ static int hcpumf_h_arm(uint16_t cpu)
     if (IS_CPU_ONLINE(cpu) && regs && hcpumf_armstate[cpu] == 2
         && hcpumf_armed_table[cpu] != hcpumf_current_table(regs))
         hcpumf_armstate[cpu] = 0;
+    /* Still armed from before (the CPU waits or is stopped): nothing to do. */
+    if (hcpumf_armstate[cpu] == 2) {
+        release_lock(&sysblk.cpulock[cpu]);
+        return 0;
+    }
     if (IS_CPU_ONLINE(cpu) && regs && !regs->sie_active
         && __sync_bool_compare_and_swap(&hcpumf_armstate[cpu], 0, 1)) {
         switch (regs->arch_mode) {
@@ -491,13 +522,23 @@ static int hcpumf_h_arm(uint16_t cpu)
  * which case both write the same saved entries. */
 static void hcpumf_disarm(int cpu)
 {
+    REGS *regs;
     obtain_lock(&sysblk.cpulock[cpu]);
-    if (hcpumf_armstate[cpu] == 2 && hcpumf_armed_table[cpu] && IS_CPU_ONLINE(cpu)
-        && sysblk.regs[cpu]
-        && hcpumf_armed_table[cpu] == hcpumf_current_table(sysblk.regs[cpu])) {
-        memcpy(hcpumf_armed_table[cpu], hcpumf_saved[cpu], sizeof(hcpumf_saved[cpu]));
-        hcpumf_armstate[cpu] = 0;
+    regs = sysblk.regs[cpu];
+    if (IS_CPU_ONLINE(cpu) && regs) {
+        switch (regs->arch_mode) {
+#if defined(_370)
+        case ARCH_370: s370_hcpumf_unarm(regs); break;
+#endif
+#if defined(_390)
+        case ARCH_390: s390_hcpumf_unarm(regs); break;
+#endif
+#if defined(_900)
+        case ARCH_900: z900_hcpumf_unarm(regs); break;
+#endif
+        }
     }
+    hcpumf_armstate[cpu] = 0;
     release_lock(&sysblk.cpulock[cpu]);
 }
 

@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
 # Overhead of the plugin as a ratio against plain Hercules, measured in the same run:
 # the same guest workload (scripts/bench/mips.s, 3 s by the guest's TOD clock) under
-#   baseline   Hercules without the module
+#   baseline   Hercules without the module (and baseline2, the same again: the noise floor)
 #   idle       module loaded, facilities unused
 #   counters   all counter sets active
 #   samp-13k   basic sampling at 13,333 samples/s (z/OS default 800,000/min)
 #   samp-max   basic sampling at QSI's maximum rate
-# Each configuration runs REPS times (default 3), interleaved; the median is reported.
+# Each configuration runs REPS times (default 5), interleaved; the best run of each is
+# reported (best-of-N: background noise on a shared host only ever slows a run down).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
-REPS=${REPS:-3}
+REPS=${REPS:-5}
 bash scripts/setup.sh >/dev/null
 cargo build --release --quiet
 so="$PWD/target/release/libhcpumf.so"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 s390x-linux-gnu-as -march=z13 -I tests/guest -o "$work/mips.o" scripts/bench/mips.s
 s390x-linux-gnu-ld -Ttext=0 -e 0 -o "$work/mips.elf" "$work/mips.o"
 s390x-linux-gnu-objcopy -O binary -j .text "$work/mips.elf" "$work/mips.bin"
@@ -51,19 +52,19 @@ run() { # name plugin(0/1) mode interval
 }
 
 declare -A results
-configs=("baseline 0 0 0" "idle 1 0 0" "counters 1 1 0" "samp-13k 1 2 $int13" "samp-max 1 2 $intmax")
+configs=("baseline 0 0 0" "baseline2 0 0 0" "idle 1 0 0" "counters 1 1 0" "samp-13k 1 2 $int13" "samp-max 1 2 $intmax")
 for rep in $(seq "$REPS"); do
   for c in "${configs[@]}"; do
     set -- $c
     results[$1]+="$(run "$@") "
   done
 done
-median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-base=$(echo "${results[baseline]}" | median)
-printf '%-10s %14s %8s   (loop iterations/s of %s-instruction loop, median of %s)\n' config rate ratio 7 "$REPS"
+best() { tr ' ' '\n' | grep -v '^$' | sort -n | tail -n1; }
+base=$(echo "${results[baseline]}" | best)
+printf '%-10s %14s %8s   (loop iterations/s of a %s-instruction loop, best of %s)\n' config rate ratio 7 "$REPS"
 for c in "${configs[@]}"; do
   set -- $c
-  m=$(echo "${results[$1]}" | median)
+  m=$(echo "${results[$1]}" | best)
   printf '%-10s %14s %8s\n' "$1" "$m" "$(awk -v a="$m" -v b="$base" 'BEGIN {printf "%.4f", a/b}')"
 done
 echo "sampling intervals: 13,333/s = $int13 cycles, max $max_rate/s = $intmax cycles"
