@@ -473,8 +473,8 @@ fn status() {
             }
         }
         runtime::log(&format!(
-            "HHCMF021I CPU{i:04X} counters {}; sampling {} interval {} samples {} missed {}; \
-             pending alerts {:08X}; metered {} instructions, {} us",
+            "HHCMF021I CPU{i:04X} counters {}; sampling {} interval {} samples {} missed {} \
+             (late {} us at most); pending alerts {:08X}; metered {} instructions, {} us",
             sets.join(" "),
             if st.sampling.any_active() {
                 "active"
@@ -486,6 +486,7 @@ fn status() {
             st.sampling.interval(),
             st.schedule.guest.taken.load(Ordering::Relaxed),
             st.schedule.guest.missed.load(Ordering::Relaxed),
+            st.schedule.guest.late_max.load(Ordering::Relaxed) / 1000,
             st.alerts.pending().bits(),
             r.instructions,
             r.cpu_ns / 1000

@@ -253,6 +253,12 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32
                 if !out.alerts.is_empty() {
                     st.alerts.raise(out.alerts);
                 }
+                // Intervals the host delayed too long to sample are lost sample data: they
+                // go into the overflow count, where programs count lost samples.
+                let lost = s.guest.take_unreported();
+                if lost > 0 {
+                    st.sampling.count_lost(&storage, lost);
+                }
             }
             if !st.sampling.any_active() {
                 // The update process placed the functions in the inactive state.

@@ -159,15 +159,20 @@ pub fn mono_ns() -> u64 {
         .wrapping_add(ts.tv_nsec as u64)
 }
 
+/// Intervals a sampling clock catches up, one per tick, before it gives up and resynchronizes.
+pub const MAX_CATCH_UP: u64 = 64;
+
 /// A per-CPU sampling timer counting CPU time (SA23-2260 "Sampling Interval Register": the
 /// average number of CPU cycles within each sampling interval).
 ///
 /// It keeps its phase (the due time advances by exactly one interval per sample, so the
 /// average rate is exact) and learns how late the scheduler's wake-ups arrive, asking for
 /// them that much earlier; a sample is taken when the tick comes within that margin of the
-/// due time. Samples are therefore evenly spread with a jitter of about one wake-up latency,
-/// and a tick that comes more than an interval late resynchronizes (the missed intervals are
-/// counted) rather than storing a burst of samples of the same instruction.
+/// due time. Samples are therefore evenly spread with a jitter of about one wake-up latency.
+/// A tick that comes more than an interval late takes one sample and the clock catches up
+/// with the following ticks (one sample per tick, each of the instruction the CPU has then
+/// reached, never a burst of the same one); only beyond MAX_CATCH_UP intervals behind does it
+/// resynchronize and count the intervals as missed.
 #[derive(Debug, Default)]
 pub struct SampleClock {
     interval_ns: AtomicU64,
@@ -175,8 +180,10 @@ pub struct SampleClock {
     margin_ns: AtomicU64,
     /// Samples taken.
     pub taken: AtomicU64,
-    /// Intervals that passed without a sample (the tick came more than an interval late).
+    /// Intervals that passed without a sample (the tick came too late to catch up).
     pub missed: AtomicU64,
+    /// Missed intervals not yet counted as lost in the guest's sample-data block.
+    pub unreported: AtomicU64,
     /// Sum of the latenesses of the ticks that took samples (CPU ns after the due time).
     pub late_total: AtomicU64,
     /// Largest lateness.
@@ -196,6 +203,10 @@ impl SampleClock {
         self.next_ns.store(0, Ordering::Relaxed);
         self.interval_ns
             .store(interval_ns.max(1), Ordering::Relaxed);
+    }
+    /// Missed intervals to report as lost sample data (and forget).
+    pub fn take_unreported(&self) -> u64 {
+        self.unreported.swap(0, Ordering::Relaxed)
     }
     /// Stop sampling.
     pub fn stop(&self) {
@@ -234,9 +245,15 @@ impl SampleClock {
         }
         let mut n = next.saturating_add(i);
         if n <= now_ns {
-            self.missed
-                .fetch_add((now_ns - n) / i + 1, Ordering::Relaxed);
-            n = now_ns.saturating_add(i);
+            // Behind (the host delayed the tick): catch up one interval per tick, each tick
+            // sampling the instruction the CPU has reached by then, unless the CPU is so
+            // far behind that catching up would take longer than it is worth.
+            let behind = (now_ns - n) / i + 1;
+            if behind > MAX_CATCH_UP {
+                self.missed.fetch_add(behind, Ordering::Relaxed);
+                self.unreported.fetch_add(behind, Ordering::Relaxed);
+                n = now_ns.saturating_add(i);
+            }
         }
         self.next_ns.store(n, Ordering::Relaxed);
         self.taken.fetch_add(1, Ordering::Relaxed);
@@ -584,6 +601,12 @@ fn scheduler_loop() {
     // intervals at high sampling rates.
     // SAFETY: prctl(PR_SET_TIMERSLACK) only changes this thread's timer slack.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1u64, 0u64, 0u64, 0u64) };
+    // The sampler only wakes, arms and sleeps again; when the host has fewer cores than the
+    // guest has CPUs it must still run on time, so it asks for the lowest real-time
+    // priority (refused without the privilege, then it stays an ordinary thread).
+    let param = libc::sched_param { sched_priority: 1 };
+    // SAFETY: changes only this thread's scheduling policy; `param` outlives the call.
+    unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) };
     let r = rt();
     while !r.stop.load(Ordering::Acquire) {
         // Scanning: CPUs that post deadlines now are seen by the scan below or by the

@@ -410,6 +410,23 @@ impl CpuSampling {
         );
     }
 
+    /// Count `n` samples that could not be taken in the sample overflow count of the current
+    /// sample-data block (the emulator's host delayed the CPU past several intervals).
+    pub fn count_lost(&self, storage: &dyn GuestStorage, n: u64) {
+        let s = self.controls().contains(SamplingControls::S);
+        let bs = max_buffer(s);
+        let dear = self.dear();
+        let trailer = (dear & !(bs - 1)).wrapping_add(bs - TRAILER_SIZE);
+        if dear < LOW_INVALID || dear > trailer {
+            return;
+        }
+        let _ = storage.update16(AbsAddr(trailer), &mut |mut t| {
+            let c = u64::from_be_bytes(t[8..16].try_into().unwrap_or([0; 8]));
+            t[8..16].copy_from_slice(&c.wrapping_add(n).to_be_bytes());
+            t
+        });
+    }
+
     /// Loss of sample data: every active function becomes inactive.
     pub fn loss_of_sample_data(&self) {
         self.deactivate();

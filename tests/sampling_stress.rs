@@ -1,0 +1,44 @@
+//! Sampling on 4 CPUs at once while the guest drains blocks on program-request alerts and
+//! resets trailers with CDSG, as Linux does (SA23-2260, Trailer Entries programming note):
+//! every stored entry is valid, blocks fill in SDBT order, and stored + overflow-counted
+//! samples account for every interval of CPU time.
+mod common;
+use common::*;
+
+#[test]
+fn four_cpus_drain_with_cdsg_and_account_for_every_interval() {
+    let cfg = Config {
+        numcpu: 4,
+        start_all: true,
+        timeout: 120,
+        ..Config::default()
+    };
+    let out = run("samp_stress", &cfg);
+    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+    let mut total = 0;
+    for cpu in 0..4u64 {
+        let r = 0x3000 + cpu * 0x40;
+        let (valid, overflow, bad) = (out.u64(r), out.u64(r + 8), out.u64(r + 0x10));
+        let (cycles, blocks, alerts, disorder) = (
+            out.u64(r + 0x18),
+            out.u64(r + 0x20),
+            out.u64(r + 0x28),
+            out.u64(r + 0x30),
+        );
+        assert_eq!(bad, 0, "CPU {cpu}: invalid entries");
+        assert_eq!(disorder, 0, "CPU {cpu}: blocks out of SDBT order");
+        assert!(valid >= 30_000, "CPU {cpu}: {valid} samples");
+        assert!(
+            alerts > 0 && blocks > 0,
+            "CPU {cpu}: {alerts} alerts, {blocks} blocks"
+        );
+        let intervals = cycles as f64 / 440_400.0;
+        let accounted = (valid + overflow) as f64;
+        assert!(
+            (accounted - intervals).abs() / intervals < 0.05,
+            "CPU {cpu}: {valid} stored + {overflow} lost vs {intervals:.0} intervals"
+        );
+        total += valid;
+    }
+    assert!(total >= 100_000, "{total} samples");
+}
