@@ -396,3 +396,63 @@ pub unsafe extern "C" fn hdl_fini() -> i32 {
         None => 0,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_never_crosses_the_boundary() {
+        let v = guarded("test", 7, || -> i32 { panic!("boom") });
+        assert_eq!(v, 7);
+    }
+
+    #[test]
+    fn null_pointers_are_refused_quietly() {
+        // SAFETY: the hooks must tolerate null pointers from a broken caller.
+        unsafe {
+            assert_eq!(hcpumf_precheck(0xB28E, std::ptr::null()), 0);
+            hcpumf_execute(
+                0xB28E,
+                std::ptr::null(),
+                std::ptr::null(),
+                0,
+                std::ptr::null_mut(),
+            );
+            assert_eq!(hcpumf_tick(std::ptr::null(), std::ptr::null_mut()), 0);
+            assert_eq!(hcpumf_facility_list(std::ptr::null_mut(), 0, 16, 2), 16);
+            hcpumf_command(0, std::ptr::null(), std::ptr::null());
+        }
+    }
+
+    #[test]
+    fn execute_reports_program_exceptions_and_condition_codes() {
+        let mut v = hcpumf_view {
+            arch: 2,
+            problem: 1,
+            ..Default::default()
+        };
+        // SAFETY: valid pointers to stack objects.
+        unsafe {
+            assert_eq!(hcpumf_precheck(0xB284, &v), 2, "LCCTL in the problem state");
+            v.problem = 0;
+            assert_eq!(hcpumf_precheck(0xB284, &v), 0);
+            v.arch = 0;
+            assert_eq!(hcpumf_precheck(0xB284, &v), 1, "S/370 without archs=all");
+            v.arch = 2;
+            let mut res = hcpumf_result {
+                pgm: 0,
+                cc: 0,
+                set_r1: 0,
+                r1: 0,
+                store_len: 0,
+                store: [0; 1280],
+            };
+            let op = 0x8000_0000_0000_0000u64.to_be_bytes();
+            hcpumf_execute(0xB284, &v, op.as_ptr(), 8, &mut res);
+            assert_eq!((res.pgm, res.cc), (6, -1), "reserved bit: specification");
+            hcpumf_execute(0xB28E, &v, std::ptr::null(), 0, &mut res);
+            assert_eq!((res.pgm, res.store_len), (0, 64), "QCTRI stores its block");
+        }
+    }
+}

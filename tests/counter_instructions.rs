@@ -12,12 +12,16 @@ fn condition_codes_and_program_exceptions() {
     // STCCTM misaligned, LPCTL bit 0; addressing for QCTRI and LCCTL beyond storage;
     // privileged operation for ECCTR, QCTRI, STCCTM in the problem state without CR0 bit
     // 15; special operation for STCCTM M3 9 with it; privileged for LCCTL.
-    assert_eq!(
-        out.program_checks(),
-        vec![6, 6, 6, 6, 6, 5, 5, 2, 2, 2, 0x13, 2],
-        "{}",
-        out.log
-    );
+    // Then specification for SCCTR R2, STCCTM misaligned, EPCTR and SPCTR R2, ECPGA R2,
+    // addressing for STCCTM beyond storage, and privileged operation for SCCTR, LPCTL,
+    // EPCTR, SPCTR, ECPGA, LPP, QSI and LSCTL in the problem state.
+    let expected: Vec<u16> = vec![
+        6, 6, 6, 6, 6, 5, 5, // supervisor steps 2-26
+        6, 6, 5, 6, 6, 6, // steps 36-42
+        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, // problem state 27-29, 43-50
+        0x13, 2, // steps 31, 32
+    ];
+    assert_eq!(out.program_checks(), expected, "{}", out.log);
     let cc = |n: u64| out.bytes(0x3200 + n, 1)[0];
     for (step, want) in [
         (3, 0),
@@ -40,6 +44,8 @@ fn condition_codes_and_program_exceptions() {
         (30, 0),
         (33, 0),
         (34, 3),
+        (35, 3),
+        (41, 3),
     ] {
         assert_eq!(cc(step), want, "step {step}");
     }

@@ -132,7 +132,7 @@ impl Default for Config {
             plugin: true,
             before: Vec::new(),
             after: Vec::new(),
-            show: vec![(0x3000, 0x400), (0x37f0, 0x90), (0x3bf0, 0x90)],
+            show: vec![(0x3000, 0x400), (0x37f0, 0x110), (0x3bf0, 0x90)],
             start_all: false,
             timeout: 60,
             env: Vec::new(),
@@ -178,7 +178,7 @@ impl Outcome {
     /// Program-interruption codes logged by lowcore.inc's handler, in order.
     pub fn program_checks(&self) -> Vec<u16> {
         let n = self.u64(0x37f8);
-        (0..n.min(16))
+        (0..n.min(32))
             .map(|i| (self.u64(0x3800 + 8 * i) & 0xffff) as u16)
             .collect()
     }

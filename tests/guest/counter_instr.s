@@ -88,12 +88,40 @@ start:  lghi  %r13,0x3000
         CC    25
         lcctl 0(%r1)                                # 26: operand beyond storage: addressing
         CC    26
+        lghi  %r2,6
+        scctr %r6,%r2                               # 35: SCCTR unassigned counter: cc 3
+        CC    35
+        llilf %r2,0x10001
+        scctr %r6,%r2                               # 36: SCCTR R2 bits 0-47: specification
+        lghi  %r1,6
+        .insn rsy,0xeb0000000017,%r1,1,0(%r1)       # 37: STCCTM operand at 6 (misaligned)
+        llilf %r1,0x7ffff000
+        lghi  %r2,6
+        .insn rsy,0xeb0000000017,%r2,1,0(%r1)       # 38: STCCTM beyond storage: addressing
+        llilf %r2,0x1000000
+        epctr %r8,%r2                               # 39: EPCTR R2 bits 0-39: specification
+        spctr %r8,%r2                               # 40: SPCTR R2 bits 0-39: specification
+        lghi  %r2,9
+        spctr %r8,%r2                               # 41: SPCTR counter 9 not installed: cc 3
+        CC    41
+        llilf %r2,0x10000
+        ecpga %r8,%r2                               # 42: ECPGA R2 bits 0-47: specification
         # Problem state without CR0 bit 15.
         lpswe prob1-0x1000(%r12)
 p1:     lghi  %r2,1
         ecctr %r4,%r2                               # 27: privileged operation
         qctri 0(%r13)                               # 28: privileged operation
         .insn rsy,0xeb0000000017,%r2,1,0x100(%r13)  # 29: privileged operation
+        lghi  %r2,1
+        scctr %r2,%r2                               # 43: privileged operation
+        lpctl cgon-0x1000(%r12)                     # 44: privileged operation
+        lghi  %r2,0
+        epctr %r4,%r2                               # 45: privileged operation
+        spctr %r4,%r2                               # 46: privileged operation
+        ecpga %r4,%r2                               # 47: privileged operation
+        lpp   zero-0x1000(%r12)                     # 48: privileged operation
+        qsi   0(%r13)                               # 49: privileged operation
+        lsctl zero-0x1000(%r12)                     # 50: privileged operation
         svc   1
 back1:  stctg %c0,%c0,0xb0(%r13)
         oi    0xb1(%r13),0x01                       # CR0 bit 15: extraction authorized
