@@ -10,8 +10,8 @@ cd "$root"
 export PATH="$HOME/.cargo/bin:$PATH"
 out=$(realpath -m "${1:-demo-output}")
 bash scripts/setup.sh
-echo "== building the plugin and the report tool"
-cargo build --release --quiet
+echo "== building and installing the plugin and the report tool"
+bash scripts/install.sh
 mkdir -p "$out"
 rm -f "$out"/SYSHIS*
 work=$(mktemp -d)

@@ -10,9 +10,8 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --all-targets --release -- -D warnings
-echo "== build (plugin and report tool)"
-cargo build --release
-echo "== header"
+echo "== build and install (plugin and report tool; ldmod hcpumf works afterwards)"
+bash scripts/install.sh
 export HCPUMF_SO="$PWD/target/release/libhcpumf.so"
 echo "== tests (unit + scripted Hercules runs)"
 cargo test --release -- --test-threads=2
