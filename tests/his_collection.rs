@@ -134,3 +134,54 @@ fn bad_keywords_change_nothing() {
     assert!(out.said("HHCMF043E"), "end without a run");
     assert!(files(&out_dir, "SYSHIS").is_empty());
 }
+
+#[test]
+fn host_collection_coexists_with_guest_sampling() {
+    // The guest samples into its own SDBs (samp_basic) while a HIS run samples the same CPU
+    // into the plugin's buffers: both get their data and neither disturbs the other.
+    let out_dir = scratch("his-coexist");
+    let cfg = Config {
+        before: vec![format!(
+            "hcpumf his begin sampfreq=300000 path={}",
+            out_dir.display()
+        )],
+        after: vec!["hcpumf his end".into()],
+        show: vec![(0x3000, 0x100), (0x3bf0, 0x90), (0x20000, 0x40)],
+        ..Config::default()
+    };
+    let out = run("samp_basic", &cfg);
+    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+    assert_eq!(out.u16(0x20000), 0x0001, "the guest's own first sample");
+    assert!(
+        !out.external_interruptions().is_empty(),
+        "the guest's PRA alerts"
+    );
+    let smp_files = files(&out_dir, ".SMP.");
+    assert_eq!(smp_files.len(), 1, "{}", out.log);
+    let bytes = std::fs::read(&smp_files[0]).expect("read");
+    let mut n = 0;
+    smp::scan(&bytes[..], &mut |_| n += 1).expect("scan");
+    assert!(n > 100, "host samples: {n}");
+}
+
+#[test]
+fn a_run_still_going_when_hercules_stops_is_written_out() {
+    let out_dir = scratch("his-quit");
+    let cfg = Config {
+        before: vec![format!(
+            "hcpumf his begin ctrset=(b) sampfreq=600000 path={}",
+            out_dir.display()
+        )],
+        ..Config::default()
+    };
+    let out = run("count_loop", &cfg);
+    assert!(out.said("Hercules is stopping"), "{}", out.log);
+    assert_eq!(files(&out_dir, ".CNT").len(), 1);
+    let smp_files = files(&out_dir, ".SMP.");
+    assert_eq!(smp_files.len(), 1);
+    let len = std::fs::metadata(&smp_files[0]).expect("smp").len();
+    assert!(
+        len > 0 && len % smp::BLOCK as u64 == 0,
+        "whole blocks: {len}"
+    );
+}
