@@ -439,6 +439,16 @@ static void ARCH_DEP(hcpumf_unarm)(REGS *regs)
 
 /* ---------------------------------------------------------------- host services ------- */
 
+/* Call the s370_, s390_ or z900_ variant of a per-architecture function for a CPU. */
+#define HCPUMF_PER_ARCH(_regs, _fn, ...)                       \
+    do {                                                       \
+        switch ((_regs)->arch_mode) {                          \
+        case ARCH_370: s370_##_fn(__VA_ARGS__); break;         \
+        case ARCH_390: s390_##_fn(__VA_ARGS__); break;         \
+        case ARCH_900: z900_##_fn(__VA_ARGS__); break;         \
+        }                                                      \
+    } while (0)
+
 static void hcpumf_h_log(const char *line)
 {
     logmsg("%s\n", line);
@@ -467,15 +477,9 @@ static void hcpumf_h_mark_changed(uint64_t abs)
 static FUNC *hcpumf_current_table(REGS *regs)
 {
     switch (regs->arch_mode) {
-#if defined(_370)
     case ARCH_370: return s370_hcpumf_table(regs);
-#endif
-#if defined(_390)
     case ARCH_390: return s390_hcpumf_table(regs);
-#endif
-#if defined(_900)
     case ARCH_900: return z900_hcpumf_table(regs);
-#endif
     }
     return NULL;
 }
@@ -499,17 +503,7 @@ static int hcpumf_h_arm(uint16_t cpu)
     }
     if (IS_CPU_ONLINE(cpu) && regs && !regs->sie_active
         && __sync_bool_compare_and_swap(&hcpumf_armstate[cpu], 0, 1)) {
-        switch (regs->arch_mode) {
-#if defined(_370)
-        case ARCH_370: s370_hcpumf_arm(regs); break;
-#endif
-#if defined(_390)
-        case ARCH_390: s390_hcpumf_arm(regs); break;
-#endif
-#if defined(_900)
-        case ARCH_900: z900_hcpumf_arm(regs); break;
-#endif
-        }
+        HCPUMF_PER_ARCH(regs, hcpumf_arm, regs);
         __sync_synchronize();
         hcpumf_armstate[cpu] = 2;
         rc = 0;
@@ -526,17 +520,7 @@ static void hcpumf_disarm(int cpu)
     obtain_lock(&sysblk.cpulock[cpu]);
     regs = sysblk.regs[cpu];
     if (IS_CPU_ONLINE(cpu) && regs) {
-        switch (regs->arch_mode) {
-#if defined(_370)
-        case ARCH_370: s370_hcpumf_unarm(regs); break;
-#endif
-#if defined(_390)
-        case ARCH_390: s390_hcpumf_unarm(regs); break;
-#endif
-#if defined(_900)
-        case ARCH_900: z900_hcpumf_unarm(regs); break;
-#endif
-        }
+        HCPUMF_PER_ARCH(regs, hcpumf_unarm, regs);
     }
     hcpumf_armstate[cpu] = 0;
     release_lock(&sysblk.cpulock[cpu]);
@@ -550,17 +534,7 @@ static void hcpumf_patch_all(int install)
         obtain_lock(&sysblk.cpulock[cpu]);
         regs = sysblk.regs[cpu];
         if (IS_CPU_ONLINE(cpu) && regs) {
-            switch (regs->arch_mode) {
-#if defined(_370)
-            case ARCH_370: s370_hcpumf_patch(regs, install); break;
-#endif
-#if defined(_390)
-            case ARCH_390: s390_hcpumf_patch(regs, install); break;
-#endif
-#if defined(_900)
-            case ARCH_900: z900_hcpumf_patch(regs, install); break;
-#endif
-            }
+            HCPUMF_PER_ARCH(regs, hcpumf_patch, regs, install);
         }
         release_lock(&sysblk.cpulock[cpu]);
     }
@@ -574,17 +548,7 @@ static void hcpumf_h_kick_waiting(uint16_t cpu)
     OBTAIN_INTLOCK(NULL);
     regs = sysblk.regs[cpu];
     if (IS_CPU_ONLINE(cpu) && regs) {
-        switch (regs->arch_mode) {
-#if defined(_370)
-        case ARCH_370: s370_hcpumf_kick(regs); break;
-#endif
-#if defined(_390)
-        case ARCH_390: s390_hcpumf_kick(regs); break;
-#endif
-#if defined(_900)
-        case ARCH_900: z900_hcpumf_kick(regs); break;
-#endif
-        }
+        HCPUMF_PER_ARCH(regs, hcpumf_kick, regs);
     }
     RELEASE_INTLOCK(NULL);
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job: set up a fresh machine, build the plugin, run the bundled guest workload
-# (scripts/demo/workload.s: HOTLOOP 50% problem state, WARMLOOP 30% supervisor state,
+# (tests/guest/demo_workload.s: HOTLOOP 50% problem state, WARMLOOP 30% supervisor state,
 # COOLLOOP 20% problem state) under Hercules with the plugin, collect counters and samples
 # with `hcpumf his begin ... / hcpumf his end`, and print the report.
 #   scripts/demo.sh [OUTPUT-DIR]        (default: ./demo-output)
@@ -16,7 +16,7 @@ mkdir -p "$out"
 rm -f "$out"/SYSHIS*
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-s390x-linux-gnu-as -march=z13 -I tests/guest -o "$work/w.o" scripts/demo/workload.s
+s390x-linux-gnu-as -march=z13 -I tests/guest -o "$work/w.o" tests/guest/demo_workload.s
 s390x-linux-gnu-ld -Ttext=0 -e 0 -o "$work/w.elf" "$work/w.o"
 s390x-linux-gnu-objcopy -O binary -j .text "$work/w.elf" "$work/w.bin"
 cat > "$work/demo.cnf" <<CNF

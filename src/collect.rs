@@ -110,14 +110,6 @@ struct WriterReport {
 
 static RUN: Mutex<Option<Run>> = Mutex::new(None);
 
-fn online(cpu: u16) -> bool {
-    runtime::host()
-        .and_then(|h| h.cpu_online)
-        // SAFETY: the callback only reads sysblk.
-        .map(|f| unsafe { f(cpu) } != 0)
-        .unwrap_or(false)
-}
-
 fn tod_now() -> u64 {
     runtime::host()
         .and_then(|h| h.tod)
@@ -250,12 +242,7 @@ fn yes_no(k: &str, v: &str) -> Result<bool, String> {
 
 /// `hcpumf his ...`
 pub fn command(words: &[String]) {
-    let sub = words.first().map(|s| s.to_ascii_lowercase());
-    let rest = if words.is_empty() {
-        &[][..]
-    } else {
-        &words[1..]
-    };
+    let (sub, rest) = runtime::subcommand(words);
     match sub.as_deref() {
         Some("begin") | Some("b") => match begin(rest, words) {
             Ok(msg) => runtime::log(&msg),
@@ -324,7 +311,7 @@ fn begin(rest: &[String], all: &[String]) -> Result<String, String> {
     let mut begin = Vec::with_capacity(r.cpus.len());
     for (i, st) in r.cpus.iter().enumerate() {
         let cpu = i as u16;
-        if online(cpu) {
+        if runtime::cpu_online(cpu) {
             begin.push(Some(snap(cpu, st)));
         } else {
             begin.push(None);

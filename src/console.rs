@@ -287,13 +287,7 @@ fn parse_alerts(list: &str) -> Result<AlertBits, String> {
 
 /// The `hcpumf` console command.
 pub fn command(args: &[String]) {
-    let words: Vec<String> = args.iter().skip(1).cloned().collect();
-    let sub = words.first().map(|s| s.to_ascii_lowercase());
-    let rest = if words.is_empty() {
-        &[][..]
-    } else {
-        &words[1..]
-    };
+    let (sub, rest) = runtime::subcommand(args.get(1..).unwrap_or(&[]));
     match sub.as_deref() {
         None | Some("status") => status(),
         Some("help") => runtime::log(HELP),
@@ -418,12 +412,7 @@ fn inject(words: &[String]) -> Result<String, String> {
         if cpu.is_some_and(|x| x != c) {
             continue;
         }
-        let online = runtime::host()
-            .and_then(|h| h.cpu_online)
-            // SAFETY: the callback only reads sysblk.
-            .map(|f| unsafe { f(c) } != 0)
-            .unwrap_or(false);
-        if !online {
+        if !runtime::cpu_online(c) {
             continue;
         }
         // The losses have their architected side effects too.
@@ -447,12 +436,7 @@ fn status() {
     let m = model::current();
     runtime::log(&format!("HHCMF020I {}", model_line(m)));
     for (i, st) in runtime::rt().cpus.iter().enumerate() {
-        let online = runtime::host()
-            .and_then(|h| h.cpu_online)
-            // SAFETY: the callback only reads sysblk.
-            .map(|f| unsafe { f(i as u16) } != 0)
-            .unwrap_or(false);
-        if !online {
+        if !runtime::cpu_online(i as u16) {
             continue;
         }
         let r = st.meter.reading();

@@ -402,6 +402,23 @@ pub fn clear_host() {
     HOST.store(std::ptr::null_mut(), Ordering::Release);
 }
 
+/// Is CPU `cpu` configured in Hercules?
+pub fn cpu_online(cpu: u16) -> bool {
+    host()
+        .and_then(|h| h.cpu_online)
+        // SAFETY: the callback only reads sysblk.
+        .map(|f| unsafe { f(cpu) } != 0)
+        .unwrap_or(false)
+}
+
+/// A console command's subcommand (lower case) and the words after it.
+pub fn subcommand(words: &[String]) -> (Option<String>, &[String]) {
+    match words.split_first() {
+        Some((first, rest)) => (Some(first.to_ascii_lowercase()), rest),
+        None => (None, &[]),
+    }
+}
+
 /// Write a console line through Hercules' logger.
 pub fn log(line: &str) {
     if let Some(f) = host().and_then(|h| h.log) {

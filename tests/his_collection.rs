@@ -28,7 +28,7 @@ fn collection_files_match_the_workload() {
         after: vec!["hcpumf his end".into()],
         ..Config::default()
     };
-    let out = run("his_workload", &cfg);
+    let out = run("demo_workload", &cfg);
     assert!(out.said("HHCMF042I"), "{}", out.log);
     assert!(out.said("HHCMF044I"), "{}", out.log);
 
@@ -181,7 +181,7 @@ fn a_run_still_going_when_hercules_stops_is_written_out() {
     assert_eq!(smp_files.len(), 1);
     let len = std::fs::metadata(&smp_files[0]).expect("smp").len();
     assert!(
-        len > 0 && len % smp::BLOCK as u64 == 0,
+        len > 0 && len.is_multiple_of(smp::BLOCK as u64),
         "whole blocks: {len}"
     );
 }
