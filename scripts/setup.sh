@@ -8,7 +8,7 @@ vendor="$root/vendor"
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
 
-pkgs=(hercules binutils-s390x-linux-gnu libclang-dev clang zlib1g-dev libbz2-dev dpkg-dev build-essential)
+pkgs=(hercules binutils-s390x-linux-gnu libclang-dev clang zlib1g-dev libbz2-dev dpkg-dev build-essential cpio time)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -206,7 +206,10 @@ pub unsafe extern "C" fn hcpumf_state_change(v: *const hcpumf_view) {
     guarded("state change", (), || {
         // SAFETY: the glue passes its stack view.
         if let Some(v) = unsafe { v.as_ref() } {
-            crate::runtime::account(&to_view(v), raw_counts(v), false);
+            // SVC (0A) enters the supervisor state; after LPSW/LPSWE the state is the new
+            // PSW's, which the next accounting point sees.
+            let next = if v.inst[0] == 0x0A { Some(false) } else { None };
+            crate::runtime::account_switch(&to_view(v), raw_counts(v), false, next);
         }
     })
 }

@@ -55,6 +55,9 @@ pub const CLOCK_RESYNC_NS: u64 = 200_000;
 #[derive(Debug, Default)]
 pub struct Meter {
     rebase_pending: AtomicBool,
+    /// State at the last accounting point: 0 supervisor, 1 problem, 2 unknown (after a
+    /// LOAD PSW, whose new state only the next point sees).
+    last_state: std::sync::atomic::AtomicU8,
     raw_inst: AtomicU64,
     raw_prev: AtomicU64,
     raw_ns: AtomicU64,
@@ -87,10 +90,24 @@ impl Meter {
         real
     }
 
-    /// Fold what happened since the previous accounting point into the totals, attributing
-    /// it to the state the CPU is in now (unbiased, because accounting points fall at random
-    /// with respect to the guest's state changes; see README "fidelity").
+    /// Fold what happened since the previous accounting point into the totals. The interval
+    /// goes to the state the CPU is in now when that is also the state it started in; when
+    /// the two differ, an interruption switched the state at an unknown moment in between
+    /// and the interval is split evenly (unbiased, because accounting points fall at random
+    /// with respect to interruptions; see README "fidelity"). `next` is the state the next
+    /// interval starts in when the caller knows it (SVC: supervisor; LOAD PSW: unknown).
     pub fn account(&self, raw: RawCounts, now_ns: u64, problem: bool) -> MeterReading {
+        self.account_at(raw, now_ns, problem, Some(problem))
+    }
+
+    /// [`Meter::account`] with an explicit state for the next interval (None: unknown).
+    pub fn account_at(
+        &self,
+        raw: RawCounts,
+        now_ns: u64,
+        problem: bool,
+        next: Option<bool>,
+    ) -> MeterReading {
         let last_inst = self.raw_inst.load(Ordering::Relaxed);
         let last_prev = self.raw_prev.load(Ordering::Relaxed);
         let last_total = last_inst.wrapping_add(last_prev);
@@ -124,10 +141,22 @@ impl Meter {
         }
         self.instructions.fetch_add(di, Ordering::Relaxed);
         self.ns.fetch_add(dns, Ordering::Relaxed);
-        if problem {
-            self.problem_instructions.fetch_add(di, Ordering::Relaxed);
-            self.problem_ns.fetch_add(dns, Ordering::Relaxed);
-        }
+        let start = self.last_state.swap(
+            match next {
+                Some(true) => 1,
+                Some(false) => 0,
+                None => 2,
+            },
+            Ordering::Relaxed,
+        );
+        let (pi, pns) = match (start, problem) {
+            (2, true) | (1, true) => (di, dns),
+            (2, false) | (0, false) => (0, 0),
+            // The state changed in between at an unknown moment: half and half.
+            _ => (di / 2, dns / 2),
+        };
+        self.problem_instructions.fetch_add(pi, Ordering::Relaxed);
+        self.problem_ns.fetch_add(pns, Ordering::Relaxed);
         self.reading()
     }
     /// Hercules is about to zero the CPU's instruction count (CPU reset, IPL): the next drop
@@ -450,10 +479,21 @@ pub fn thread_cpu_ns() -> u64 {
 /// Account on the CPU's own thread and return the reading and the CPU time. `exact` asks for
 /// a real read of the thread's CPU time (instructions that report counters).
 pub fn account(view: &CpuView, raw: RawCounts, exact: bool) -> (MeterReading, u64) {
+    account_switch(view, raw, exact, Some(view.problem_state))
+}
+
+/// [`account`] just before an instruction that switches the state: `next` is the state the
+/// CPU will be in after it, if known.
+pub fn account_switch(
+    view: &CpuView,
+    raw: RawCounts,
+    exact: bool,
+    next: Option<bool>,
+) -> (MeterReading, u64) {
     match cpu(view.cpu) {
         Some(st) => {
             let ns = st.meter.cpu_now(raw.waitsig, exact);
-            (st.meter.account(raw, ns, view.problem_state), ns)
+            (st.meter.account_at(raw, ns, view.problem_state, next), ns)
         }
         None => (MeterReading::default(), thread_cpu_ns()),
     }

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Build the Linux guest of tests/linux_guest.rs from Debian bookworm's s390x packages:
+# kernel, busybox, perf, s390-tools and the shared libraries perf and lscpumf need (the ELF
+# NEEDED closure), into a gzip'd cpio initramfs and an .ins file for `ipl`. Downloads go
+# through a private apt configuration (the host's architectures are untouched) and are
+# cached in $HCPUMF_CACHE (default ~/.cache/hcpumf/linux). Prints the .ins path.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${HCPUMF_CACHE:-$HOME/.cache/hcpumf/linux}
+mkdir -p "$cache"/apt/{lists/partial,archives/partial,etc} "$cache/debs"
+cat > "$cache/apt/etc/apt.conf" <<CONF
+APT::Architecture "s390x";
+APT::Architectures { "s390x"; };
+Dir::State "$cache/apt";
+Dir::State::Lists "$cache/apt/lists";
+Dir::State::status "$cache/apt/status";
+Dir::Cache "$cache/apt";
+Dir::Cache::archives "$cache/apt/archives";
+Dir::Etc::SourceList "$cache/apt/etc/sources.list";
+Dir::Etc::SourceParts "$cache/apt/etc";
+Dir::Etc::Preferences "$cache/apt/etc/preferences";
+Dir::Etc::PreferencesParts "$cache/apt/etc";
+CONF
+echo "deb [arch=s390x signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main" \
+  > "$cache/apt/etc/sources.list"
+touch "$cache/apt/status"
+export APT_CONFIG="$cache/apt/etc/apt.conf"
+if [ ! -f "$cache/debs/.complete" ]; then
+  apt-get update -qq -o APT::Sandbox::User=root >/dev/null
+  kernel=$(apt-cache depends linux-image-s390x | sed -n 's/.*Depends: \(linux-image-[0-9].*-s390x\)$/\1/p' | head -n1)
+  libs=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
+         --no-replaces --no-enhances --no-pre-depends linux-perf s390-tools \
+         | grep -E '^(lib|zlib)' | sort -u)
+  (cd "$cache/debs" && apt-get download -qq -o APT::Sandbox::User=root \
+      "$kernel" busybox-static linux-perf s390-tools $libs >/dev/null)
+  touch "$cache/debs/.complete"
+fi
+x="$cache/x"
+if [ ! -f "$x/.complete" ]; then
+  rm -rf "$x"; mkdir -p "$x"
+  for d in "$cache"/debs/*.deb; do dpkg-deb -x "$d" "$x"; done
+  touch "$x/.complete"
+fi
+out="$cache/guest"
+rm -rf "$out"; mkdir -p "$out/root"/{bin,usr/bin,lib/s390x-linux-gnu,proc,sys,tmp,dev}
+r="$out/root"
+cp "$x/bin/busybox" "$r/bin/busybox"
+cp "$x/usr/bin/perf" "$x/usr/bin/lscpumf" "$r/usr/bin/"
+# The shared-library closure of perf and lscpumf.
+python3 - "$x" "$r" <<'PY'
+import os, re, shutil, subprocess, sys
+x, r = sys.argv[1], sys.argv[2]
+dirs = ["lib/s390x-linux-gnu", "usr/lib/s390x-linux-gnu", "lib", "usr/lib",
+        "usr/lib/s390x-linux-gnu/perl/5.36/CORE"]
+def needed(p):
+    out = subprocess.run(["s390x-linux-gnu-readelf", "-d", p], capture_output=True, text=True).stdout
+    return re.findall(r"\(NEEDED\).*\[(.*)\]", out)
+seen, stack = set(), [os.path.join(x, "usr/bin/perf"), os.path.join(x, "usr/bin/lscpumf")]
+while stack:
+    for so in needed(stack.pop()):
+        if so in seen:
+            continue
+        seen.add(so)
+        src = next((os.path.join(x, d, so) for d in dirs if os.path.exists(os.path.join(x, d, so))), None)
+        if src is None:
+            sys.exit(f"build: {so} not found in the downloaded packages")
+        shutil.copy(os.path.realpath(src), os.path.join(r, "lib/s390x-linux-gnu", so))
+        stack.append(os.path.realpath(src))
+PY
+ln -sf s390x-linux-gnu/ld64.so.1 "$r/lib/ld64.so.1"
+# The workload, assembled here.
+s390x-linux-gnu-as -o "$out/work.o" "$here/work.s"
+s390x-linux-gnu-ld -static -o "$r/work" "$out/work.o"
+cp "$here/init" "$r/init"; chmod +x "$r/init"
+(cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initrd.gz"
+cp "$x"/boot/vmlinuz-* "$out/vmlinuz"
+printf 'conmode=3215 condev=0x0009 console=ttyS0 rdinit=/init\0' > "$out/parm"
+size=$(stat -c %s "$out/initrd.gz")
+python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('>QQ', 0x04000000, $size))" > "$out/initrd.pos"
+# File names in an .ins file are relative to the .ins file.
+cat > "$out/linux.ins" <<INS
+* hcpumf Linux guest
+vmlinuz 0x00000000
+initrd.gz 0x04000000
+parm 0x00010480
+initrd.pos 0x00010408
+INS
+echo "$out/linux.ins"
