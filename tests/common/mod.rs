@@ -269,6 +269,9 @@ pub fn run_binary(bin: &Path, dir: &Path, cfg: &Config) -> Outcome {
     }
     r.push_str("hao tgt HHCCP011I CPU0000\n");
     r.push_str(&format!("hao cmd script {}\n", check.display()));
+    // The automatic operator's thread starts asynchronously; a guest that ends at once
+    // could otherwise reach its disabled wait before anyone watches the log.
+    r.push_str("pause 1\n");
     if cfg.start_all {
         for cpu in (0..cfg.numcpu).rev() {
             r.push_str(&format!("cpu {cpu:x}\nrestart\n"));
