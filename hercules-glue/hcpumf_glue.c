@@ -247,13 +247,40 @@ DEF_INST(hcpumf_sigp)
 /* Instructions that change the problem-state bit (SVC in, LPSW/LPSWE out): while the
  * problem-state counters or a HIS run need it, account just before the change so that the
  * instructions since the last accounting point go to the state they ran in. */
+/* The problem-state bit of the PSW an LPSW/LPSWE is about to load (byte 1, bit 15), read
+ * without raising any exception: -1 when the operand cannot be reached (the instruction
+ * itself will then take the exception). */
+static int ARCH_DEP(hcpumf_peek_problem)(BYTE inst[], REGS *regs)
+{
+    int b2 = inst[2] >> 4;
+    VADR ea = ((inst[2] & 0x0F) << 8) | inst[3];
+    RADR raddr;
+    if (b2)
+        ea += regs->GR(b2);
+    ea = (ea + 1) & ADDRESS_MAXWRAP(regs);
+    if (REAL_MODE(&regs->psw))
+        raddr = ea;
+    else {
+        if (ARCH_DEP(translate_addr)(ea, b2, regs, ACCTYPE_LRA))
+            return -1;
+        raddr = regs->dat.raddr;
+    }
+    raddr = APPLY_PREFIXING(raddr, regs->PX);
+    if (raddr > regs->mainlim)
+        return -1;
+    return (regs->mainstor[raddr] & 0x01) ? 1 : 0;
+}
+
 static void ARCH_DEP(hcpumf_switch)(BYTE inst[], REGS *regs)
 {
     hcpumf_view v;
+    int next;
     if (!hcpumf_watching(regs->cpuad))
         return;
     ARCH_DEP(hcpumf_view)(regs, inst, &v);
-    hcpumf_state_change(&v);
+    /* SVC enters the supervisor state; LPSW and LPSWE load the operand's state. */
+    next = inst[0] == 0x0A ? 0 : ARCH_DEP(hcpumf_peek_problem)(inst, regs);
+    hcpumf_state_change(&v, next);
 }
 DEF_INST(hcpumf_svc)  { ARCH_DEP(hcpumf_switch)(inst, regs); ARCH_DEP(supervisor_call)(inst, regs); }
 DEF_INST(hcpumf_lpsw) { ARCH_DEP(hcpumf_switch)(inst, regs); ARCH_DEP(load_program_status_word)(inst, regs); }

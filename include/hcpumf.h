@@ -63,12 +63,13 @@ int32_t hcpumf_tick(const hcpumf_view *v, uint32_t *param);
 int32_t hcpumf_watching(uint16_t cpu);
 
 /**
- * The CPU is about to execute an instruction that may change the problem-state bit.
+ * The CPU is about to execute an instruction that changes the problem-state bit to
+ * `next` (1 problem, 0 supervisor, -1 not known).
  *
  * # Safety
  * `v` must be valid.
  */
-void hcpumf_state_change(const hcpumf_view *v);
+void hcpumf_state_change(const hcpumf_view *v, int32_t next);
 
 /**
  * For a CPU in a wait state (interrupt lock held by the glue): take the pending alert if

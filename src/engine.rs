@@ -228,7 +228,7 @@ fn update_accounting(st: &CpuState, now_ns: u64) {
         || s.host_accounting.load(Ordering::Relaxed)
     {
         if s.next_account_ns.load(Ordering::Relaxed) == 0 {
-            let d = runtime::jitter(st, runtime::ACCOUNT_PERIOD_NS);
+            let d = runtime::jitter(st, st.meter.account_period(now_ns));
             s.next_account_ns.store(now_ns + d, Ordering::Relaxed);
         }
     } else {
@@ -272,7 +272,7 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32
     crate::collect::host_tick(view.cpu, st, view, prefix, cr1, now_ns);
 
     if s.next_account_ns.load(Ordering::Relaxed) != 0 {
-        let d = runtime::jitter(st, runtime::ACCOUNT_PERIOD_NS);
+        let d = runtime::jitter(st, st.meter.account_period(now_ns));
         s.next_account_ns.store(now_ns + d, Ordering::Relaxed);
     }
     update_accounting(st, now_ns);

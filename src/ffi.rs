@@ -197,18 +197,21 @@ pub extern "C" fn hcpumf_watching(cpu: u16) -> i32 {
     })
 }
 
-/// The CPU is about to execute an instruction that may change the problem-state bit.
+/// The CPU is about to execute an instruction that changes the problem-state bit to
+/// `next` (1 problem, 0 supervisor, -1 not known).
 ///
 /// # Safety
 /// `v` must be valid.
 #[no_mangle]
-pub unsafe extern "C" fn hcpumf_state_change(v: *const hcpumf_view) {
+pub unsafe extern "C" fn hcpumf_state_change(v: *const hcpumf_view, next: i32) {
     guarded("state change", (), || {
         // SAFETY: the glue passes its stack view.
         if let Some(v) = unsafe { v.as_ref() } {
-            // SVC (0A) enters the supervisor state; after LPSW/LPSWE the state is the new
-            // PSW's, which the next accounting point sees.
-            let next = if v.inst[0] == 0x0A { Some(false) } else { None };
+            let next = match next {
+                0 => Some(false),
+                1 => Some(true),
+                _ => None,
+            };
             crate::runtime::account_switch(&to_view(v), raw_counts(v), false, next);
         }
     })

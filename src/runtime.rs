@@ -58,6 +58,8 @@ pub struct Meter {
     /// State at the last accounting point: 0 supervisor, 1 problem, 2 unknown (after a
     /// LOAD PSW, whose new state only the next point sees).
     last_state: std::sync::atomic::AtomicU8,
+    /// CPU time of the last interval whose start and end states differed.
+    last_mixed_ns: AtomicU64,
     raw_inst: AtomicU64,
     raw_prev: AtomicU64,
     raw_ns: AtomicU64,
@@ -153,12 +155,25 @@ impl Meter {
             (2, true) | (1, true) => (di, dns),
             (2, false) | (0, false) => (0, 0),
             // The state changed in between at an unknown moment: half and half.
-            _ => (di / 2, dns / 2),
+            _ => {
+                self.last_mixed_ns.store(now_ns, Ordering::Relaxed);
+                (di / 2, dns / 2)
+            }
         };
         self.problem_instructions.fetch_add(pi, Ordering::Relaxed);
         self.problem_ns.fetch_add(pns, Ordering::Relaxed);
         self.reading()
     }
+    /// The accounting period to use now: short while interruptions switch the state.
+    pub fn account_period(&self, now_ns: u64) -> u64 {
+        let m = self.last_mixed_ns.load(Ordering::Relaxed);
+        if m != 0 && now_ns.saturating_sub(m) < FAST_HOLD_NS {
+            ACCOUNT_PERIOD_FAST_NS
+        } else {
+            ACCOUNT_PERIOD_NS
+        }
+    }
+
     /// Hercules is about to zero the CPU's instruction count (CPU reset, IPL): the next drop
     /// of the count is that reset, and what follows it counts from zero.
     pub fn rebase(&self) {
@@ -517,6 +532,12 @@ pub fn cycles_to_ns(cycles: u64) -> u64 {
 
 /// Average CPU time between problem-state accounting points.
 pub const ACCOUNT_PERIOD_NS: u64 = 1_000_000;
+/// ... while interruptions switch the state between accounting points: an interval whose
+/// end state differs from its start state is split evenly, so the shorter the intervals,
+/// the smaller the error of that split.
+pub const ACCOUNT_PERIOD_FAST_NS: u64 = 100_000;
+/// How long after a mixed interval the fast period is kept.
+pub const FAST_HOLD_NS: u64 = 20_000_000;
 /// How often a CPU with a masked pending alert is looked at again.
 pub const ALERT_POLL_NS: u64 = 1_000_000;
 
@@ -559,7 +580,7 @@ pub fn reschedule(cpu_no: u16, now_cpu_ns: u64) {
         }
     }
     if s.next_account_ns.load(Ordering::Relaxed) != 0 {
-        hint = hint.min(ACCOUNT_PERIOD_NS / 2);
+        hint = hint.min(st.meter.account_period(now_cpu_ns) / 2);
     }
     s.shared
         .period_hint

@@ -115,6 +115,21 @@ fn linux_perf_and_lscpumf_use_the_facilities() {
         .and_then(|p| p.parse().ok())
         .unwrap_or(0.0);
     assert!(share > 60.0, "{report:?}");
+    // perf record -a -F 2000 while both CPUs run the workload: samples from both CPUs, no
+    // lost records.
+    let cpus = lines(&log, "CPUS:");
+    for c in ["000", "001"] {
+        let pct = cpus
+            .iter()
+            .find(|l| l.ends_with(c))
+            .and_then(|l| l.split('%').next())
+            .and_then(|p| p.trim().parse::<f64>().ok())
+            .unwrap_or(0.0);
+        assert!(pct > 10.0, "CPU {c}: {cpus:?}");
+    }
+    let stats = lines(&log, "STATS:").join("\n");
+    assert!(stats.contains("SAMPLE events"), "{stats}");
+    assert!(!stats.to_ascii_uppercase().contains("LOST"), "{stats}");
     let dmesg = lines(&log, "DMESG:").join("\n");
     for bad in ["incorrect", "lost", "was lost"] {
         assert!(!dmesg.contains(bad), "kernel log: {dmesg}");
