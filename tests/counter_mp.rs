@@ -20,6 +20,7 @@ fn per_cpu_counters_and_resets() {
             "hcpumf status".into(),
             "r 3000.120".into(),
             "stopall".into(),
+            "pause 1".into(),
             "sysclear".into(),
             "hcpumf status".into(),
         ],
