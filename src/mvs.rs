@@ -14,6 +14,7 @@
 //! end the walk with a note, never a crash.
 
 use crate::cpu::{Arch, CpuView};
+use crate::his::map::MapEntry;
 use crate::storage::{AbsAddr, GuestStorage};
 use std::collections::HashSet;
 use std::io::Write;
@@ -270,31 +271,10 @@ pub fn program_parameter(view: &CpuView, prefix: u64, cr1: u64) -> u64 {
     program_parameter_in(&Space::of(&storage, view, prefix, cr1))
 }
 
-/// One .MAP record (HIS format: type, area, ASID, name, start, end).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MapRecord {
-    pub kind: char,
-    pub area: char,
-    pub asid: u16,
-    pub name: String,
-    pub start: u64,
-    pub end: u64,
-}
-
-impl MapRecord {
-    /// The fixed-format line.
-    pub fn line(&self) -> String {
-        format!(
-            "{}{}{:04X}{:<8.8}{:016X}{:016X}",
-            self.kind, self.area, self.asid, self.name, self.start, self.end
-        )
-    }
-}
-
 /// Walk the guest's control blocks: address spaces (A records) from the ASVT, modules of the
 /// active LPA queue and of the current task's job pack queue (M records). Returns the records
 /// and notes on anything that stopped a walk.
-pub fn walk(space: &Space) -> (Vec<MapRecord>, Vec<String>) {
+pub fn walk(space: &Space) -> (Vec<MapEntry>, Vec<String>) {
     let mut recs = Vec::new();
     let mut notes = Vec::new();
     let Some(cvt) = space.real_u32(FLCCVT).map(|v| u64::from(v & 0x7FFF_FFFF)) else {
@@ -328,7 +308,7 @@ pub fn walk(space: &Space) -> (Vec<MapRecord>, Vec<String>) {
                     .or_else(|| space.ptr(ascb + ASCBJBNS))
                     .and_then(|p| space.name(p))
                     .unwrap_or_else(|| "*UNKNOWN".into());
-                recs.push(MapRecord {
+                recs.push(MapEntry {
                     kind: 'A',
                     area: 'X',
                     asid,
@@ -380,7 +360,7 @@ fn walk_cdes(
     first: u64,
     area: char,
     asid: u16,
-    recs: &mut Vec<MapRecord>,
+    recs: &mut Vec<MapEntry>,
     notes: &mut Vec<String>,
     what: &str,
 ) {
@@ -405,7 +385,7 @@ fn walk_cdes(
                 let at = space.ptr(xl + 12);
                 if let (Some(len), Some(at)) = (len, at) {
                     if len > 0 {
-                        recs.push(MapRecord {
+                        recs.push(MapEntry {
                             kind: 'M',
                             area,
                             asid,
@@ -421,7 +401,7 @@ fn walk_cdes(
                     ));
                 }
             } else if let Some(ep) = space.ptr(cde + CDENTPT) {
-                recs.push(MapRecord {
+                recs.push(MapEntry {
                     kind: 'E',
                     area,
                     asid,
@@ -475,7 +455,7 @@ fn day_of_year(y: u64, m: u64, d: u64) -> u64 {
     CUM[(m.clamp(1, 12) - 1) as usize] + d + u64::from(leap && m > 2)
 }
 
-fn guest_space_of_cpu0() -> Option<(Vec<MapRecord>, Vec<String>)> {
+fn guest_space_of_cpu0() -> Option<(Vec<MapEntry>, Vec<String>)> {
     let host = crate::runtime::host()?;
     let storage = crate::hoststore::HostStorage::new(host)?;
     let snap = crate::runtime::last_view(0)?;

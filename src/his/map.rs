@@ -13,6 +13,16 @@ pub struct MapEntry {
     pub end: u64,
 }
 
+impl MapEntry {
+    /// The fixed-format record line.
+    pub fn line(&self) -> String {
+        format!(
+            "{}{}{:04X}{:<8.8}{:016X}{:016X}",
+            self.kind, self.area, self.asid, self.name, self.start, self.end
+        )
+    }
+}
+
 /// A .MAP file as read back.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MapFile {
