@@ -71,10 +71,12 @@ ln -sf s390x-linux-gnu/ld64.so.1 "$r/lib/ld64.so.1"
 # The workload, assembled here.
 s390x-linux-gnu-as -o "$out/work.o" "$here/work.s"
 s390x-linux-gnu-ld -static -o "$r/work" "$out/work.o"
+s390x-linux-gnu-as -march=z10 -o "$out/sha.o" "$here/sha.s"
+s390x-linux-gnu-ld -static -o "$r/sha" "$out/sha.o"
 cp "$here/init" "$r/init"; chmod +x "$r/init"
 (cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initrd.gz"
 cp "$x"/boot/vmlinuz-* "$out/vmlinuz"
-printf 'conmode=3215 condev=0x0009 console=ttyS0 rdinit=/init\0' > "$out/parm"
+printf 'conmode=3215 condev=0x0009 console=ttyS0 quiet rdinit=/init\0' > "$out/parm"
 size=$(stat -c %s "$out/initrd.gz")
 python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('>QQ', 0x04000000, $size))" > "$out/initrd.pos"
 # File names in an .ins file are relative to the .ins file.
