@@ -1,0 +1,485 @@
+//! Unit tests of the sampling facility.
+
+use super::*;
+use crate::alerts::AlertBits;
+use crate::cpu::CpuView;
+use crate::model::MachineModel;
+use crate::pgm::{Cc, ProgramException};
+use crate::storage::{AbsAddr, GuestStorage, MemStorage};
+
+fn model() -> MachineModel {
+    MachineModel::for_machine_type(0x2097)
+}
+fn authorized() -> CpuSampling {
+    let s = CpuSampling::new();
+    s.set_authorization(true, true);
+    s
+}
+/// LSCTL request block.
+#[allow(clippy::too_many_arguments)]
+fn req(
+    s: bool,
+    h: bool,
+    es: bool,
+    ed: bool,
+    cs: bool,
+    cd: bool,
+    i: u64,
+    t: u64,
+    d: u64,
+) -> [u8; 64] {
+    let mut b = [0u8; 64];
+    b[0] = if s { 0x80 } else { 0 } | if h { 0x40 } else { 0 };
+    b[6] = if es { 2 } else { 0 } | if ed { 1 } else { 0 };
+    b[7] = if cs { 2 } else { 0 } | if cd { 1 } else { 0 };
+    b[8..16].copy_from_slice(&i.to_be_bytes());
+    b[16..24].copy_from_slice(&t.to_be_bytes());
+    b[24..32].copy_from_slice(&d.to_be_bytes());
+    b
+}
+fn view(ia: u64) -> CpuView {
+    CpuView {
+        ia,
+        problem_state: true,
+        dat: true,
+        asc: 2,
+        cr4: 0x0000_0000_0000_0042,
+        tod: 0x1122_3344_5566_7788,
+        ..Default::default()
+    }
+}
+/// Storage with one SDBT at 0x10000 listing SDBs 0x20000, 0x21000, 0x22000 and a link
+/// back to itself; all trailers with A = 1.
+fn ring() -> MemStorage {
+    let st = MemStorage::new(0x100000);
+    st.write_u64(AbsAddr(0x10000), 0x20000).unwrap();
+    st.write_u64(AbsAddr(0x10008), 0x21000).unwrap();
+    st.write_u64(AbsAddr(0x10010), 0x22000).unwrap();
+    st.write_u64(AbsAddr(0x10018), 0x10000 | 1).unwrap();
+    for b in [0x20000u64, 0x21000, 0x22000] {
+        st.write(AbsAddr(b + 4096 - 64), &[0x40]).unwrap();
+    }
+    st
+}
+fn start(s: &CpuSampling, m: &MachineModel, h: bool, dear: u64) {
+    let r = req(
+        false,
+        h,
+        true,
+        false,
+        true,
+        false,
+        m.min_sampling_interval,
+        0x10000,
+        dear,
+    );
+    assert_eq!(s.lsctl(m, &r).unwrap().cc, Cc::Zero);
+}
+
+#[test]
+fn qsi_reports_the_model_and_the_registers() {
+    let m = model();
+    let s = authorized();
+    let q = s.qsi(&m);
+    assert_eq!(&q[0..4], &[0, 3, 0, 0], "As, Ad");
+    assert_eq!(u16::from_be_bytes([q[4], q[5]]), 32, "BSDES");
+    assert_eq!(u16::from_be_bytes([q[6], q[7]]), 64, "DSDES");
+    assert_eq!(
+        u64::from_be_bytes(q[8..16].try_into().unwrap()),
+        m.min_sampling_interval
+    );
+    assert_eq!(
+        u64::from_be_bytes(q[16..24].try_into().unwrap()),
+        m.max_sampling_interval
+    );
+    assert_eq!(&q[24..40], &[0; 16], "TEAR/DEAR zero while disabled");
+    assert_eq!(q[43], 0, "RIBM: sampling available");
+    assert_eq!(u32::from_be_bytes(q[44..48].try_into().unwrap()), 4404);
+    start(&s, &m, true, 0x20100);
+    let q = s.qsi(&m);
+    assert_eq!(&q[0..4], &[0, 3, 2, 2]);
+    assert_eq!(u64::from_be_bytes(q[24..32].try_into().unwrap()), 0x10000);
+    assert_eq!(u64::from_be_bytes(q[32..40].try_into().unwrap()), 0x20100);
+}
+
+#[test]
+fn lsctl_state_machine_of_figure_2_12() {
+    let m = model();
+    let i = m.min_sampling_interval;
+    let s = authorized();
+    // disabled -> inactive: additional controls ignored (not loaded).
+    let r = req(false, true, true, false, false, false, i, 0x10000, 0x20000);
+    assert_eq!(s.lsctl(&m, &r).unwrap().cc, Cc::Zero);
+    assert!(s.any_enabled() && !s.any_active());
+    assert_eq!(s.tear(), 0);
+    // inactive -> active loads them; active -> inactive keeps them.
+    start(&s, &m, true, 0x20000);
+    assert!(s.any_active());
+    let r = req(false, true, true, false, false, false, 0, 0, 0);
+    assert_eq!(s.lsctl(&m, &r).unwrap().cc, Cc::Zero);
+    assert_eq!(
+        (s.tear(), s.dear()),
+        (0x10000, 0x20000),
+        "preserved while inactive"
+    );
+    // -> disabled clears everything but the authorizations.
+    let out = s.lsctl(&m, &[0; 64]).unwrap();
+    assert_eq!(out.cc, Cc::Zero);
+    assert_eq!(out.clear_alerts, AlertBits::CLEARED_WHEN_SAMPLING_DISABLED);
+    assert_eq!((s.tear(), s.dear(), s.interval()), (0, 0, 0));
+    assert_eq!(s.controls(), SamplingControls::AS | SamplingControls::AD);
+    // Activation without enable is invalid: cc 3.
+    let r = req(false, false, false, false, true, false, i, 0, 0);
+    assert_eq!(s.lsctl(&m, &r).unwrap().cc, Cc::Three);
+    // All or nothing: diagnostic unauthorized, basic would be fine.
+    s.set_authorization(true, false);
+    let r = req(false, false, true, true, true, true, i, 0x10000, 0x20000);
+    assert_eq!(s.lsctl(&m, &r).unwrap().cc, Cc::Three);
+    assert!(!s.any_enabled());
+    // Unauthorized and zeros: same state, cc 0.
+    let u = CpuSampling::new();
+    assert_eq!(u.lsctl(&m, &[0; 64]).unwrap().cc, Cc::Zero);
+    let r = req(false, false, true, false, false, false, i, 0, 0);
+    assert_eq!(u.lsctl(&m, &r).unwrap().cc, Cc::Three);
+}
+
+#[test]
+fn lsctl_specification_exceptions() {
+    let m = model();
+    let s = authorized();
+    for bit in (2..54).chain(56..62) {
+        let mut r = req(
+            false,
+            false,
+            true,
+            false,
+            true,
+            false,
+            m.min_sampling_interval,
+            0x10000,
+            0x20000,
+        );
+        r[bit / 8] |= 0x80 >> (bit % 8);
+        assert_eq!(
+            s.lsctl(&m, &r),
+            Err(ProgramException::Specification),
+            "bit {bit}"
+        );
+    }
+    for i in [0, m.min_sampling_interval - 1, m.max_sampling_interval + 1] {
+        let r = req(false, false, true, false, true, false, i, 0x10000, 0x20000);
+        assert_eq!(
+            s.lsctl(&m, &r),
+            Err(ProgramException::Specification),
+            "interval {i}"
+        );
+        assert!(!s.any_enabled(), "nothing changed");
+    }
+    // The interval is not checked when nothing becomes active; bytes 32-63 are ignored.
+    let mut r = req(false, false, true, false, false, false, 0, 0, 0);
+    r[40] = 0xFF;
+    assert_eq!(s.lsctl(&m, &r).unwrap().cc, Cc::Zero);
+}
+
+#[test]
+fn basic_entries_are_stored_with_the_cpu_state() {
+    let m = model();
+    let st = ring();
+    let s = authorized();
+    start(&s, &m, true, 0x20000);
+    let out = s.take_sample(&m, &st, &view(0x1234_5678), 0xABCD);
+    assert!(out.stored && out.alerts.is_empty());
+    let mut e = [0u8; 32];
+    st.read(AbsAddr(0x20000), &mut e).unwrap();
+    assert_eq!(&e[0..2], &[0x00, 0x01], "format 0001");
+    assert_eq!(e[2] & 0x0F, 1, "U");
+    assert_eq!(e[3], 0x20 | 0x08 | (2 << 1), "T, P, AS=2, W=0, I=0");
+    assert_eq!(e[4], 0x40 | 0x20, "CL=1, H=1, LS=0");
+    assert_eq!(&e[6..8], &[0, 0x42], "primary ASN");
+    assert_eq!(
+        u64::from_be_bytes(e[8..16].try_into().unwrap()),
+        0x1234_5678
+    );
+    assert_eq!(
+        u64::from_be_bytes(e[16..24].try_into().unwrap()),
+        0,
+        "GPP with H=1"
+    );
+    assert_eq!(
+        u64::from_be_bytes(e[24..32].try_into().unwrap()),
+        0xABCD,
+        "HPP with H=1"
+    );
+    assert_eq!(s.dear(), 0x20020);
+    // H = 0: the program parameter goes to the guest field.
+    let s0 = authorized();
+    start(&s0, &m, false, 0x21000);
+    s0.take_sample(&m, &st, &view(1), 0x77);
+    st.read(AbsAddr(0x21000), &mut e).unwrap();
+    assert_eq!(e[4], 0x40, "H=0");
+    assert_eq!(u64::from_be_bytes(e[16..24].try_into().unwrap()), 0x77);
+    assert_eq!(u64::from_be_bytes(e[24..32].try_into().unwrap()), 0);
+}
+
+#[test]
+fn full_block_sets_f_timestamp_sizes_and_raises_pra_then_follows_the_table() {
+    let m = model();
+    let st = ring();
+    // Programming bytes 48-63 of the trailer must stay untouched.
+    st.write(AbsAddr(0x20000 + 4096 - 16), &[0x5A; 16]).unwrap();
+    let s = authorized();
+    // One entry short of the trailer.
+    start(&s, &m, true, 0x20000 + 4096 - 64 - 32);
+    assert!(s.take_sample(&m, &st, &view(1), 0).stored);
+    let out = s.take_sample(&m, &st, &view(2), 0);
+    assert_eq!(out.alerts, AlertBits::PROGRAM_REQUEST);
+    assert!(out.stored, "stored in the next block");
+    let mut t = [0u8; 64];
+    st.read(AbsAddr(0x20000 + 4096 - 64), &mut t).unwrap();
+    assert_eq!(t[0], 0x80 | 0x40 | 0x20, "F, A kept, T (STCKE)");
+    assert_eq!(&t[4..8], &[0, 32, 0, 64], "BSDES, DSDES");
+    assert_eq!(&t[8..16], &[0; 8], "no overflow");
+    assert_eq!(
+        &t[16..25],
+        &[0, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88]
+    );
+    assert_eq!(&t[48..64], &[0x5A; 16]);
+    assert_eq!((s.tear(), s.dear()), (0x10008, 0x21020));
+    // STCK format.
+    let mut stck = model();
+    stck.stcke_timestamps = false;
+    let s2 = authorized();
+    start(&s2, &stck, true, 0x21000 + 4096 - 64 - 32);
+    s2.take_sample(&stck, &st, &view(1), 0);
+    s2.take_sample(&stck, &st, &view(1), 0);
+    st.read(AbsAddr(0x21000 + 4096 - 64), &mut t).unwrap();
+    assert_eq!(t[0] & 0x20, 0, "T=0");
+    assert_eq!(&t[16..24], &0x1122_3344_5566_7788u64.to_be_bytes());
+}
+
+#[test]
+fn next_block_still_full_counts_overflow() {
+    let m = model();
+    let st = ring();
+    st.write(AbsAddr(0x21000 + 4096 - 64), &[0x80 | 0x40])
+        .unwrap();
+    let s = authorized();
+    start(&s, &m, true, 0x20000 + 4096 - 64 - 16); // no room for 32 bytes
+    let out = s.take_sample(&m, &st, &view(1), 0);
+    assert!(out.overflowed && !out.stored);
+    assert_eq!(st.read_u64(AbsAddr(0x21000 + 4096 - 56)).unwrap(), 1);
+    s.take_sample(&m, &st, &view(1), 0);
+    assert_eq!(st.read_u64(AbsAddr(0x21000 + 4096 - 56)).unwrap(), 2);
+}
+
+#[test]
+fn table_links_and_incorrect_entries() {
+    let m = model();
+    // The last entry (0x22000) is followed by a link back to the table origin.
+    let st = ring();
+    let s = authorized();
+    let r = req(
+        false,
+        true,
+        true,
+        false,
+        true,
+        false,
+        m.min_sampling_interval,
+        0x10010,
+        0x22000 + 4096 - 64 - 16,
+    );
+    s.lsctl(&m, &r).unwrap();
+    assert!(s.take_sample(&m, &st, &view(1), 0).stored);
+    assert_eq!(
+        (s.tear(), s.dear()),
+        (0x10000, 0x20020),
+        "followed the table link"
+    );
+    // Link to a table whose first entry is a link: ISE, functions inactive.
+    let st = ring();
+    st.write_u64(AbsAddr(0x30000), 0x40000 | 1).unwrap();
+    st.write_u64(AbsAddr(0x10018), 0x30000 | 1).unwrap();
+    let s = authorized();
+    let r = req(
+        false,
+        true,
+        true,
+        false,
+        true,
+        false,
+        m.min_sampling_interval,
+        0x10010,
+        0x22000 + 4096 - 64 - 16,
+    );
+    s.lsctl(&m, &r).unwrap();
+    let out = s.take_sample(&m, &st, &view(1), 0);
+    assert_eq!(
+        out.alerts,
+        AlertBits::INCORRECT_SDBT_ENTRY | AlertBits::PROGRAM_REQUEST
+    );
+    assert!(!s.any_active() && s.any_enabled());
+    // Last entry of a 4-KB table is a block link: ISE.
+    let st = MemStorage::new(0x100000);
+    st.write_u64(AbsAddr(0x10FF8), 0x20000).unwrap();
+    let s = authorized();
+    let r = req(
+        false,
+        true,
+        true,
+        false,
+        true,
+        false,
+        m.min_sampling_interval,
+        0x10FF0,
+        0x21000 + 4096 - 64 - 16,
+    );
+    s.lsctl(&m, &r).unwrap();
+    assert_eq!(
+        s.take_sample(&m, &st, &view(1), 0).alerts,
+        AlertBits::INCORRECT_SDBT_ENTRY
+    );
+}
+
+#[test]
+fn invalid_entry_addresses_of_every_kind() {
+    let m = model();
+    let cases: [(u64, u64, &str); 4] = [
+        (0x10000, 0x1000, "SDB in 0-8191"),
+        (0x10000, 0x20000 + 4096 - 48, "DEAR inside the trailer"),
+        (0x10000, 0x200000, "SDB beyond main storage"),
+        (0x1000, 0x20000 + 4096 - 64 - 16, "SDBT entry in 0-8191"),
+    ];
+    for (tear, dear, what) in cases {
+        let st = ring();
+        let s = authorized();
+        let r = req(
+            false,
+            true,
+            true,
+            false,
+            true,
+            false,
+            m.min_sampling_interval,
+            tear,
+            dear,
+        );
+        s.lsctl(&m, &r).unwrap();
+        let out = s.take_sample(&m, &st, &view(1), 0);
+        assert!(
+            out.alerts.contains(AlertBits::INVALID_ENTRY_ADDRESS),
+            "{what}"
+        );
+        assert!(!s.any_active(), "{what}: functions inactive");
+        assert_eq!(
+            s.take_sample(&m, &st, &view(1), 0),
+            SampleOutcome::default()
+        );
+    }
+    // A table entry beyond main storage.
+    let st = ring();
+    st.write_u64(AbsAddr(0x10008), 0x7FF0_0000).unwrap();
+    let s = authorized();
+    start(&s, &m, true, 0x20000 + 4096 - 64 - 16);
+    assert!(s
+        .take_sample(&m, &st, &view(1), 0)
+        .alerts
+        .contains(AlertBits::INVALID_ENTRY_ADDRESS));
+}
+
+#[test]
+fn combined_entries_are_never_split_and_1mb_blocks_work() {
+    let m = model();
+    let st = ring();
+    let s = authorized();
+    // Both functions: 96-byte entries; 64 bytes left before the trailer.
+    let r = req(
+        false,
+        true,
+        true,
+        true,
+        true,
+        true,
+        m.min_sampling_interval,
+        0x10000,
+        0x20000 + 4096 - 64 - 64,
+    );
+    s.lsctl(&m, &r).unwrap();
+    let out = s.take_sample(&m, &st, &view(0x99), 0);
+    assert!(out.stored);
+    assert_eq!(s.dear(), 0x21000 + 96, "whole entry in the next block");
+    let mut d = [0u8; 4];
+    st.read(AbsAddr(0x21000 + 32), &mut d).unwrap();
+    assert_eq!(&d[0..2], &[0x80, 0x01], "DSDE follows the BSDE");
+    // 1-MB blocks: S = 1.
+    let big = MemStorage::new(0x400000);
+    big.write_u64(AbsAddr(0x10000), 0x100000).unwrap();
+    big.write_u64(AbsAddr(0x10008), 0x200000).unwrap();
+    big.write_u64(AbsAddr(0x10010), 0x10000 | 1).unwrap();
+    let s = authorized();
+    let r = req(
+        true,
+        true,
+        true,
+        false,
+        true,
+        false,
+        m.min_sampling_interval,
+        0x10000,
+        0x100000 + (1 << 20) - 64 - 16,
+    );
+    s.lsctl(&m, &r).unwrap();
+    assert!(s.take_sample(&m, &big, &view(1), 0).stored);
+    assert_eq!(s.dear(), 0x200000 + 32);
+    assert_eq!(
+        big.read_u64(AbsAddr(0x100000 + (1 << 20) - 64)).unwrap() >> 56,
+        0xA0
+    );
+}
+
+#[test]
+fn hostile_storage_never_panics_nor_writes_outside_the_designated_blocks() {
+    // A seeded xorshift fills storage with random tables and blocks; every update either
+    // stores, overflows or ends in an alert, and bytes change only inside SDBs reachable
+    // from the tables (all of which live in the random area, so we only check that the
+    // low 8 KB and bytes beyond storage are never touched and that nothing panics).
+    let m = model();
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut rnd = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for _ in 0..300 {
+        let st = MemStorage::new(0x40000);
+        let mut fill = vec![0u8; 0x40000 - 0x2000];
+        for b in fill.chunks_mut(8) {
+            // Mostly plausible addresses with random link bits.
+            let v = (rnd() % 0x50000) & !0x7 | (rnd() & 1);
+            b.copy_from_slice(&v.to_be_bytes());
+        }
+        st.write(AbsAddr(0x2000), &fill).unwrap();
+        let before = st.snapshot();
+        let s = authorized();
+        let tear = rnd() % 0x48000;
+        let dear = rnd() % 0x48000;
+        let r = req(
+            false,
+            true,
+            true,
+            rnd() & 1 == 1,
+            true,
+            rnd() & 1 == 1,
+            m.min_sampling_interval,
+            tear,
+            dear,
+        );
+        let _ = s.lsctl(&m, &r);
+        for _ in 0..50 {
+            let _ = s.take_sample(&m, &st, &view(rnd()), rnd());
+        }
+        let after = st.snapshot();
+        assert_eq!(&before[..0x2000], &after[..0x2000], "low 8 KB untouched");
+    }
+}
