@@ -1,24 +1,36 @@
 //! The CPU-measurement sampling facility (SA23-2260, section 2, "CPU-Measurement Sampling
-//! Facility" through "Sample-Data-Block Update Process"): the sampling control registers of
-//! each CPU (state controls, maximum-buffer-size indicator S, host indicator H, sampling
-//! interval, TEAR, DEAR), QUERY SAMPLING INFORMATION, LOAD SAMPLING CONTROLS, the sample
-//! entries (BSDE format 0001, the emulator's DSDE format 8001, combined entries) and the
-//! sample-data-block update process with its alerts.
+//! Facility" through "Sample-Data-Block Update Process").
 //!
-//! All guest storage is reached through [`GuestStorage`] (bounds-checked; an address the
-//! configuration does not have is an *invalid entry address*), and the first 16 bytes of a
-//! trailer are only ever changed with an interlocked update, so that a guest resetting them
-//! with COMPARE DOUBLE AND SWAP on another CPU (as Linux does) never loses an update.
+//! | module | SA23-2260 |
+//! |---|---|
+//! | [`controls`] | Sampling Control Registers, State of Sampling Function (Figures 2-11, 2-12), LOAD SAMPLING CONTROLS (Figure 2-26), QUERY SAMPLING INFORMATION (Figure 2-28) |
+//! | [`buffer`] | Sampling Buffer Structure, TEAR, DEAR, Sample-Data-Block Table (Figures 2-14 to 2-16), Trailer Entries (Figure 2-25) |
+//! | [`entry`] | Basic-Sampling Data Entry (Figure 2-17), Diagnostic-Sampling Data Entry, Combined-Sampling Data Entry |
+//! | [`update`] | Sample-Data-Block Update Process, Process Steps |
+//!
+//! [`CpuSampling`] holds one CPU's sampling control registers in atomics: the CPU's own thread
+//! runs the instructions and the update process, the console changes authorizations.
+//!
+//! All guest storage is reached through [`GuestStorage`](crate::storage::GuestStorage)
+//! (bounds-checked; an address the configuration does not have is an *invalid entry
+//! address*), and the first 16 bytes of a trailer are only ever changed with an interlocked
+//! update, so that a guest resetting them with COMPARE DOUBLE AND SWAP on another CPU (as Linux
+//! does) never loses an update.
 
-mod buffer;
-mod controls;
-mod entry;
-mod update;
+pub mod buffer;
+pub mod controls;
+pub mod entry;
+pub mod update;
 
-pub use buffer::{block_origin, is_table_link, table_origin, TrailerFlags, TRAILER_SIZE};
-pub use controls::{LsctlOutcome, SamplingControls};
-pub use entry::{basic_entry_bytes, diagnostic_entry_bytes, BSDE_FORMAT, DSDE_FORMAT};
-pub use update::SampleOutcome;
+pub use buffer::{
+    block_origin, is_table_link, table_origin, BufferSize, Dear, SdbtEntry, Tear, Timestamp,
+    TrailerFlags, TrailerHeader, TRAILER_SIZE,
+};
+pub use controls::{
+    FunctionState, LsctlOutcome, LsctlRequest, QsiBlock, SamplingControls, SamplingFunction,
+};
+pub use entry::{basic_entry_bytes, diagnostic_entry_bytes, Bsde, Dsde, BSDE_FORMAT, DSDE_FORMAT};
+pub use update::{SampleOutcome, UpdateError};
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -64,11 +76,18 @@ impl CpuSampling {
         self.dear.load(Ordering::Relaxed)
     }
 
+    /// Interval, TEAR and DEAR to zeros (with S and H cleared by the caller): "cleared to zeros
+    /// by ... LOAD SAMPLING CONTROLS that disables all sampling functions".
+    fn clear_registers(&self) {
+        self.interval.store(0, Ordering::Relaxed);
+        self.tear.store(0, Ordering::Relaxed);
+        self.dear.store(0, Ordering::Relaxed);
+    }
+
+    /// Every active function becomes inactive.
     fn deactivate(&self) {
-        self.ctl.fetch_and(
-            !(SamplingControls::CS | SamplingControls::CD).bits(),
-            Ordering::AcqRel,
-        );
+        self.ctl
+            .fetch_and(!SamplingControls::ACTIVATIONS.bits(), Ordering::AcqRel);
     }
 
     /// Loss of sample data: every active function becomes inactive.
@@ -81,13 +100,9 @@ impl CpuSampling {
     }
     /// Initial CPU reset, clear reset: disabled, every control but the authorizations cleared.
     pub fn initial_cpu_reset(&self) {
-        self.ctl.fetch_and(
-            (SamplingControls::AS | SamplingControls::AD).bits(),
-            Ordering::AcqRel,
-        );
-        self.interval.store(0, Ordering::Relaxed);
-        self.tear.store(0, Ordering::Relaxed);
-        self.dear.store(0, Ordering::Relaxed);
+        self.ctl
+            .fetch_and(SamplingControls::AUTHORIZATIONS.bits(), Ordering::AcqRel);
+        self.clear_registers();
     }
 }
 

@@ -1,16 +1,23 @@
-//! The sample-data-block update process.
+//! The sample-data-block update process (SA23-2260, "Sample-Data-Block Update Process" and its
+//! "Process Steps"), run once per sampling interval while a sampling function is active.
+//!
+//! Each step is labelled as SA23-2260 numbers it: the preamble check of the data-entry address,
+//! the Inner Loop choosing step 1 (block still full: count the sample as lost), step 2 (store
+//! the entry) or step 3 (the block becomes full: F, timestamp, program-request alert, next SDBT
+//! entry, with the branches 3.a.1, 3.a.2 (x, y) and 3.b (1, 2)).
 
 use super::buffer::{
-    block_origin, is_table_link, max_buffer, read_entry, table_origin, TrailerFlags, LOW_INVALID,
-    TRAILER_SIZE,
+    DataEntrySlot, Dear, IncorrectEntry, InvalidAddress, SdbtEntry, Tear, Timestamp, TrailerFlags,
+    TrailerHeader, TIMESTAMP_OFFSET,
 };
-use super::entry::{basic_entry_bytes, diagnostic_entry_bytes};
-use super::{CpuSampling, SamplingControls};
+use super::entry::data_entry;
+use super::{BufferSize, CpuSampling, SamplingControls};
 use crate::alerts::AlertBits;
 use crate::cpu::CpuView;
 use crate::model::MachineModel;
-use crate::storage::{AbsAddr, GuestStorage, StorageError};
+use crate::storage::{AbsAddr, GuestStorage};
 use std::sync::atomic::Ordering;
+use thiserror::Error;
 
 /// What one sample-data-block update process did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -23,21 +30,73 @@ pub struct SampleOutcome {
     pub overflowed: bool,
 }
 
+/// An alert that ends the update process and places the active functions in the inactive
+/// state ("Sample-Data-Block Update Process").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Error)]
+pub enum UpdateError {
+    /// Invalid entry address.
+    #[error("invalid entry address {addr:#x}: {why}")]
+    InvalidEntryAddress {
+        /// The address.
+        addr: u64,
+        /// Why it is invalid.
+        why: InvalidAddress,
+    },
+    /// Incorrect sample-data-block-table entry.
+    #[error("incorrect sample-data-block-table entry at {addr:#x}: {why}")]
+    IncorrectSdbtEntry {
+        /// The entry's address.
+        addr: u64,
+        /// Why it is incorrect.
+        why: IncorrectEntry,
+    },
+}
+
+impl UpdateError {
+    /// The measurement-alert event.
+    pub fn alert(self) -> AlertBits {
+        match self {
+            UpdateError::InvalidEntryAddress { .. } => AlertBits::INVALID_ENTRY_ADDRESS,
+            UpdateError::IncorrectSdbtEntry { .. } => AlertBits::INCORRECT_SDBT_ENTRY,
+        }
+    }
+    fn invalid(addr: u64, why: InvalidAddress) -> UpdateError {
+        UpdateError::InvalidEntryAddress { addr, why }
+    }
+    fn unavailable(addr: AbsAddr) -> UpdateError {
+        Self::invalid(addr.0, InvalidAddress::NotAvailable)
+    }
+}
+
+/// Fetch the SDBT entry TEAR designates; 0-8191 or outside main storage is an invalid entry
+/// address.
+fn fetch_entry(
+    storage: &dyn GuestStorage,
+    tear: Tear,
+    bs: BufferSize,
+) -> Result<SdbtEntry, UpdateError> {
+    let addr = tear
+        .check()
+        .map_err(|why| UpdateError::invalid(tear.0, why))?;
+    let mut b = [0u8; 8];
+    storage
+        .read(addr, &mut b)
+        .map_err(|_| UpdateError::unavailable(addr))?;
+    Ok(SdbtEntry::from_be_bytes(b, bs))
+}
+
 impl CpuSampling {
     /// Count `n` samples that could not be taken in the sample overflow count of the current
     /// sample-data block (the emulator's host delayed the CPU past several intervals).
     pub fn count_lost(&self, storage: &dyn GuestStorage, n: u64) {
-        let s = self.controls().contains(SamplingControls::S);
-        let bs = max_buffer(s);
-        let dear = self.dear();
-        let trailer = (dear & !(bs - 1)).wrapping_add(bs - TRAILER_SIZE);
-        if dear < LOW_INVALID || dear > trailer {
+        let bs = BufferSize::from_s(self.controls().contains(SamplingControls::S));
+        let Ok(slot) = Dear(self.dear()).check(bs) else {
             return;
-        }
-        let _ = storage.update16(AbsAddr(trailer), &mut |mut t| {
-            let c = u64::from_be_bytes(t[8..16].try_into().unwrap_or([0; 8]));
-            t[8..16].copy_from_slice(&c.wrapping_add(n).to_be_bytes());
-            t
+        };
+        let _ = storage.update16(slot.trailer, &mut |t| {
+            let mut h = TrailerHeader::decode(&t);
+            h.overflow = h.overflow.wrapping_add(n);
+            h.encode()
         });
     }
 
@@ -57,22 +116,12 @@ impl CpuSampling {
             return SampleOutcome::default();
         }
         let h = c.contains(SamplingControls::H);
-        let s = c.contains(SamplingControls::S);
-        let mut entry = Vec::with_capacity(usize::from(m.bsdes) + usize::from(m.dsdes));
-        if basic {
-            let (gpp, hpp) = if h { (0, pp) } else { (pp, 0) };
-            entry.extend_from_slice(&basic_entry_bytes(view, gpp, hpp, h));
-        }
-        if diag {
-            entry.extend_from_slice(&diagnostic_entry_bytes(m, view));
-        }
+        let bs = BufferSize::from_s(c.contains(SamplingControls::S));
+        let entry = data_entry(m, view, basic, diag, pp, h);
         let mut out = SampleOutcome::default();
-        match self.update(m, storage, &entry, s, view.tod, &mut out) {
-            Ok(()) => {}
-            Err(alert) => {
-                out.alerts |= alert;
-                self.deactivate();
-            }
+        if let Err(e) = self.update(m, storage, &entry, bs, view.tod, &mut out) {
+            out.alerts |= e.alert();
+            self.deactivate();
         }
         out
     }
@@ -84,94 +133,101 @@ impl CpuSampling {
         m: &MachineModel,
         storage: &dyn GuestStorage,
         entry: &[u8],
-        s: bool,
+        bs: BufferSize,
         tod: u64,
         out: &mut SampleOutcome,
-    ) -> Result<(), AlertBits> {
-        let bs = max_buffer(s);
+    ) -> Result<(), UpdateError> {
         let size = entry.len() as u64;
-        let iea = AlertBits::INVALID_ENTRY_ADDRESS;
-        let ise = AlertBits::INCORRECT_SDBT_ENTRY;
-        let invalid = |_: StorageError| iea;
         // A new block is entered at most once per update: its first entry always fits.
         for _ in 0..3 {
-            let dear = self.dear();
-            let origin = dear & !(bs - 1);
-            let trailer = origin.wrapping_add(bs - TRAILER_SIZE);
-            if dear < LOW_INVALID || dear > trailer {
-                // In 0-8191, or inside the trailer entry. (DEAR at the trailer's first byte is
-                // where a block that was filled exactly leaves it: that block is full.)
-                return Err(iea);
-            }
+            // Preamble: the next data entry must not be in 0-8191 nor inside the trailer.
+            let dear = Dear(self.dear());
+            let slot: DataEntrySlot = dear
+                .check(bs)
+                .map_err(|why| UpdateError::invalid(dear.0, why))?;
             let mut head = [0u8; 1];
-            storage.read(AbsAddr(trailer), &mut head).map_err(invalid)?;
+            storage
+                .read(slot.trailer, &mut head)
+                .map_err(|_| UpdateError::unavailable(slot.trailer))?;
+            // Inner Loop.
             if TrailerFlags::from_bits_retain(head[0]).contains(TrailerFlags::F) {
                 // Step 1: the block is still full: count the sample as lost.
                 storage
-                    .update16(AbsAddr(trailer), &mut |mut t| {
-                        let n = u64::from_be_bytes(t[8..16].try_into().unwrap_or([0; 8]));
-                        t[8..16].copy_from_slice(&n.wrapping_add(1).to_be_bytes());
-                        t
+                    .update16(slot.trailer, &mut |t| {
+                        let mut h = TrailerHeader::decode(&t);
+                        h.overflow = h.overflow.wrapping_add(1);
+                        h.encode()
                     })
-                    .map_err(invalid)?;
+                    .map_err(|_| UpdateError::unavailable(slot.trailer))?;
                 out.overflowed = true;
                 return Ok(());
             }
-            if dear.wrapping_add(size) <= trailer {
-                // Step 2: store the entry.
-                storage.write(AbsAddr(dear), entry).map_err(invalid)?;
-                self.dear.store(dear.wrapping_add(size), Ordering::Relaxed);
+            if size <= slot.room {
+                // Step 2: store the entry, advance DEAR.
+                storage
+                    .write(slot.entry, entry)
+                    .map_err(|_| UpdateError::unavailable(slot.entry))?;
+                self.dear.store(dear.advance(size).0, Ordering::Relaxed);
                 out.stored = true;
                 return Ok(());
             }
-            // Step 3: the block is full.
-            let stcke = m.stcke_timestamps;
+            // Step 3: the block is full: F, T, the sizes, then the timestamp.
+            let ts = Timestamp::of_tod(tod, m.stcke_timestamps);
             let mut alert_requested = false;
             storage
-                .update16(AbsAddr(trailer), &mut |mut t| {
-                    let mut f = t[0] | TrailerFlags::F.bits();
-                    if stcke {
-                        f |= TrailerFlags::T.bits();
-                    } else {
-                        f &= !TrailerFlags::T.bits();
-                    }
-                    alert_requested = t[0] & TrailerFlags::A.bits() != 0;
-                    t[0] = f;
-                    t[4..6].copy_from_slice(&m.bsdes.to_be_bytes());
-                    t[6..8].copy_from_slice(&m.dsdes.to_be_bytes());
-                    t
+                .update16(slot.trailer, &mut |t| {
+                    let mut h = TrailerHeader::decode(&t);
+                    alert_requested = h.flags.contains(TrailerFlags::A);
+                    h.flags |= TrailerFlags::F;
+                    h.flags.set(TrailerFlags::T, ts.is_extended());
+                    h.bsdes = m.bsdes;
+                    h.dsdes = m.dsdes;
+                    h.encode()
                 })
-                .map_err(invalid)?;
-            let mut ts = [0u8; 16];
-            if stcke {
-                ts[1..9].copy_from_slice(&tod.to_be_bytes());
-                storage.write(AbsAddr(trailer + 16), &ts).map_err(invalid)?;
-            } else {
-                storage
-                    .write(AbsAddr(trailer + 16), &tod.to_be_bytes())
-                    .map_err(invalid)?;
-            }
+                .map_err(|_| UpdateError::unavailable(slot.trailer))?;
+            let ts_addr = slot.trailer.offset(TIMESTAMP_OFFSET);
+            storage
+                .write(ts_addr, &ts.bytes())
+                .map_err(|_| UpdateError::unavailable(ts_addr))?;
             if alert_requested {
+                // Recognized at the end of the update process, whatever ends it.
                 out.alerts |= AlertBits::PROGRAM_REQUEST;
             }
-            // Next SDBT entry.
-            let mut tear = self.tear().wrapping_add(8);
-            self.tear.store(tear, Ordering::Relaxed);
-            let mut e = read_entry(storage, tear)?;
-            let last_in_table = tear.wrapping_add(8) & (bs - 1) == 0;
-            if is_table_link(e) {
-                // Step 3.a.2 / 3.b.2: follow the link; a link to a link is incorrect.
-                tear = table_origin(e);
-                self.tear.store(tear, Ordering::Relaxed);
-                e = read_entry(storage, tear)?;
-                if is_table_link(e) {
-                    return Err(ise);
+            // The next SDBT entry becomes the current one.
+            let mut tear = Tear(self.tear()).next();
+            self.tear.store(tear.0, Ordering::Relaxed);
+            let mut e = fetch_entry(storage, tear, bs)?;
+            let last = tear.is_last_before_boundary(bs);
+            let sdb = match e {
+                // 3.a.1: the last entry before the boundary is a block-link entry.
+                SdbtEntry::BlockLink { .. } if last => {
+                    return Err(UpdateError::IncorrectSdbtEntry {
+                        addr: tear.0,
+                        why: IncorrectEntry::LastIsBlockLink,
+                    })
                 }
-            } else if last_in_table {
-                // Step 3.a.1: the last entry of a table must be a table link.
-                return Err(ise);
-            }
-            self.dear.store(block_origin(e, s), Ordering::Relaxed);
+                // 3.b.1 -> 3.a.2.y.
+                SdbtEntry::BlockLink { sdb } => sdb,
+                // 3.a.2 (and 3.b.2 -> 3.a.2): the linked table becomes current.
+                SdbtEntry::TableLink { sdbt } => {
+                    let link = tear;
+                    tear = Tear(sdbt.0);
+                    self.tear.store(tear.0, Ordering::Relaxed);
+                    e = fetch_entry(storage, tear, bs)?;
+                    match e {
+                        // 3.a.2.x: a link to a link.
+                        SdbtEntry::TableLink { .. } => {
+                            return Err(UpdateError::IncorrectSdbtEntry {
+                                addr: link.0,
+                                why: IncorrectEntry::LinkToLink,
+                            })
+                        }
+                        SdbtEntry::BlockLink { sdb } => sdb,
+                    }
+                }
+            };
+            // 3.a.2.y: the block becomes current; back to the beginning of the Inner Loop.
+            self.dear.store(sdb.0, Ordering::Relaxed);
         }
         Ok(())
     }
