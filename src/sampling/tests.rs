@@ -483,3 +483,136 @@ fn hostile_storage_never_panics_nor_writes_outside_the_designated_blocks() {
         assert_eq!(&before[..0x2000], &after[..0x2000], "low 8 KB untouched");
     }
 }
+
+/// Guest storage where another CPU's COMPARE DOUBLE AND SWAP lands on a trailer just before
+/// the emulator's interlocked update of it (after the update process has read byte 0).
+struct RacingStorage {
+    mem: MemStorage,
+    /// (trailer address, the program's CDSG: new bytes 0-15 from the old ones).
+    cdsg: parking_lot::Mutex<Option<(u64, Cdsg)>>,
+}
+
+/// A program's COMPARE DOUBLE AND SWAP of trailer bytes 0-15: the new value from the old.
+type Cdsg = fn([u8; 16]) -> [u8; 16];
+
+impl GuestStorage for RacingStorage {
+    fn size(&self) -> u64 {
+        self.mem.size()
+    }
+    fn read(&self, addr: AbsAddr, buf: &mut [u8]) -> Result<(), crate::storage::StorageError> {
+        self.mem.read(addr, buf)
+    }
+    fn write(&self, addr: AbsAddr, data: &[u8]) -> Result<(), crate::storage::StorageError> {
+        self.mem.write(addr, data)
+    }
+    fn update16(
+        &self,
+        addr: AbsAddr,
+        f: &mut dyn FnMut([u8; 16]) -> [u8; 16],
+    ) -> Result<(), crate::storage::StorageError> {
+        let pending = self.cdsg.lock().take();
+        if let Some((at, cdsg)) = pending {
+            if at == addr.0 {
+                self.mem.update16(addr, &mut |t| cdsg(t))?;
+            }
+        }
+        self.mem.update16(addr, f)
+    }
+}
+
+/// Linux's reset of a trailer it has read out: F = 0, A = 1, overflow = 0, other bits kept.
+fn linux_cdsg_reset(t: [u8; 16]) -> [u8; 16] {
+    let mut h = TrailerHeader::decode(&t);
+    h.flags -= TrailerFlags::F;
+    h.flags |= TrailerFlags::A;
+    h.overflow = 0;
+    h.encode()
+}
+
+#[test]
+fn a_block_freed_by_cdsg_during_the_update_is_used_not_counted_as_overflow() {
+    // The current block 0x21000 is full (F = 1, 5 samples lost so far); DEAR is its origin,
+    // where step 3 of the previous update left it. The program frees it with CDSG on another
+    // CPU after this update read F = 1 but before the interlocked update: the sample belongs
+    // in the freed block (step 2), and the count the program just reset stays zero.
+    let m = model();
+    let st = RacingStorage {
+        mem: ring(),
+        cdsg: parking_lot::Mutex::new(Some((0x21FC0, linux_cdsg_reset))),
+    };
+    st.write(
+        AbsAddr(0x21FC0),
+        &[0x80 | 0x40, 0, 0, 0, 0, 32, 0, 64, 0, 0, 0, 0, 0, 0, 0, 5],
+    )
+    .unwrap();
+    let s = authorized();
+    let r = req(
+        false,
+        true,
+        true,
+        false,
+        true,
+        false,
+        m.min_sampling_interval,
+        0x10008,
+        0x21000,
+    );
+    s.lsctl(&m, &r).unwrap();
+    let out = s.take_sample(&m, &st, &view(0x4242), 0);
+    assert!(out.stored && !out.overflowed, "{out:?}");
+    let h = read_header(&st, 0x21FC0);
+    assert_eq!(h.overflow, 0, "the program's reset is not undone");
+    assert_eq!(h.flags, TrailerFlags::A);
+    assert_eq!(Bsde::decode(&read(&st, 0x21000, 32)).unwrap().ia, 0x4242);
+    assert_eq!(s.dear(), 0x21020);
+}
+
+#[test]
+fn overflow_counts_survive_a_concurrent_cdsg() {
+    // The program's CDSG of the alert bit (A = 0) lands right before step 1's increment; both
+    // changes survive because bytes 0-15 are only changed interlocked.
+    fn clear_a(t: [u8; 16]) -> [u8; 16] {
+        let mut h = TrailerHeader::decode(&t);
+        h.flags -= TrailerFlags::A;
+        h.encode()
+    }
+    let m = model();
+    let st = RacingStorage {
+        mem: ring(),
+        cdsg: parking_lot::Mutex::new(Some((0x21FC0, clear_a))),
+    };
+    st.write(
+        AbsAddr(0x21FC0),
+        &[0xC0, 0, 0, 0, 0, 32, 0, 64, 0, 0, 0, 0, 0, 0, 0, 7],
+    )
+    .unwrap();
+    let s = authorized();
+    let r = req(
+        false,
+        true,
+        true,
+        false,
+        true,
+        false,
+        m.min_sampling_interval,
+        0x10008,
+        0x21000,
+    );
+    s.lsctl(&m, &r).unwrap();
+    let out = s.take_sample(&m, &st, &view(1), 0);
+    assert!(out.overflowed && !out.stored);
+    let h = read_header(&st, 0x21FC0);
+    assert_eq!((h.flags, h.overflow), (TrailerFlags::F, 8));
+}
+
+fn read(st: &dyn GuestStorage, addr: u64, n: usize) -> Vec<u8> {
+    let mut b = vec![0u8; n];
+    st.read(AbsAddr(addr), &mut b).unwrap();
+    b
+}
+
+fn read_header(st: &dyn GuestStorage, trailer: u64) -> TrailerHeader {
+    let mut b = [0u8; 16];
+    st.read(AbsAddr(trailer), &mut b).unwrap();
+    TrailerHeader::decode(&b)
+}

@@ -138,53 +138,72 @@ impl CpuSampling {
         out: &mut SampleOutcome,
     ) -> Result<(), UpdateError> {
         let size = entry.len() as u64;
-        // A new block is entered at most once per update: its first entry always fits.
-        for _ in 0..3 {
+        // An entry that cannot fit even an empty block (no model has one) is discarded like one
+        // that finds no space, so that a second block entered always ends the loop.
+        let never_fits = size > bs.trailer_offset();
+        // A new block is entered at most once per update: its first entry fits.
+        for _ in 0..2 {
             // Preamble: the next data entry must not be in 0-8191 nor inside the trailer.
             let dear = Dear(self.dear());
             let slot: DataEntrySlot = dear
                 .check(bs)
                 .map_err(|why| UpdateError::invalid(dear.0, why))?;
+            // Inner Loop. Fast path: F = 0 and room for the entry is step 2; a program only
+            // ever resets F while sampling runs, so a zero read here stays valid.
             let mut head = [0u8; 1];
             storage
                 .read(slot.trailer, &mut head)
                 .map_err(|_| UpdateError::unavailable(slot.trailer))?;
-            // Inner Loop.
-            if TrailerFlags::from_bits_retain(head[0]).contains(TrailerFlags::F) {
-                // Step 1: the block is still full: count the sample as lost.
+            let full = TrailerFlags::from_bits_retain(head[0]).contains(TrailerFlags::F);
+            let step = if !full && size <= slot.room {
+                Step::Two
+            } else {
+                // Steps 1 and 3 are decided again inside the interlocked update of bytes 0-15:
+                // a program on another CPU may have just reset F and the count with CDSG,
+                // which makes a block that looked full usable again (step 2, not step 1).
+                let ts_ext = m.stcke_timestamps;
+                let mut step = Step::Two;
                 storage
                     .update16(slot.trailer, &mut |t| {
                         let mut h = TrailerHeader::decode(&t);
-                        h.overflow = h.overflow.wrapping_add(1);
+                        step = if h.flags.contains(TrailerFlags::F) || never_fits {
+                            h.overflow = h.overflow.wrapping_add(1);
+                            Step::One
+                        } else if size > slot.room {
+                            let alert = h.flags.contains(TrailerFlags::A);
+                            h.flags |= TrailerFlags::F;
+                            h.flags.set(TrailerFlags::T, ts_ext);
+                            h.bsdes = m.bsdes;
+                            h.dsdes = m.dsdes;
+                            Step::Three { alert }
+                        } else {
+                            Step::Two
+                        };
                         h.encode()
                     })
                     .map_err(|_| UpdateError::unavailable(slot.trailer))?;
-                out.overflowed = true;
-                return Ok(());
-            }
-            if size <= slot.room {
-                // Step 2: store the entry, advance DEAR.
-                storage
-                    .write(slot.entry, entry)
-                    .map_err(|_| UpdateError::unavailable(slot.entry))?;
-                self.dear.store(dear.advance(size).0, Ordering::Relaxed);
-                out.stored = true;
-                return Ok(());
-            }
-            // Step 3: the block is full: F, T, the sizes, then the timestamp.
+                step
+            };
+            let alert_requested = match step {
+                Step::One => {
+                    // Step 1: the block is still full: the sample was counted as lost.
+                    out.overflowed = true;
+                    return Ok(());
+                }
+                Step::Two => {
+                    // Step 2: store the entry, advance DEAR.
+                    storage
+                        .write(slot.entry, entry)
+                        .map_err(|_| UpdateError::unavailable(slot.entry))?;
+                    self.dear.store(dear.advance(size).0, Ordering::Relaxed);
+                    out.stored = true;
+                    return Ok(());
+                }
+                Step::Three { alert } => alert,
+            };
+            // Step 3: F, T and the sizes are set; now the timestamp (bytes 16-31, which no
+            // program resets, so a plain store).
             let ts = Timestamp::of_tod(tod, m.stcke_timestamps);
-            let mut alert_requested = false;
-            storage
-                .update16(slot.trailer, &mut |t| {
-                    let mut h = TrailerHeader::decode(&t);
-                    alert_requested = h.flags.contains(TrailerFlags::A);
-                    h.flags |= TrailerFlags::F;
-                    h.flags.set(TrailerFlags::T, ts.is_extended());
-                    h.bsdes = m.bsdes;
-                    h.dsdes = m.dsdes;
-                    h.encode()
-                })
-                .map_err(|_| UpdateError::unavailable(slot.trailer))?;
             let ts_addr = slot.trailer.offset(TIMESTAMP_OFFSET);
             storage
                 .write(ts_addr, &ts.bytes())
@@ -229,6 +248,19 @@ impl CpuSampling {
             // 3.a.2.y: the block becomes current; back to the beginning of the Inner Loop.
             self.dear.store(sdb.0, Ordering::Relaxed);
         }
+        // Not reached: the second pass starts at a block origin, where step 3 needs
+        // `never_fits`, which step 1 has taken.
         Ok(())
     }
+}
+
+/// Which process step the Inner Loop chose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    /// Step 1: the block is still full; the overflow count was incremented.
+    One,
+    /// Step 2: there is room for the entry.
+    Two,
+    /// Step 3: the block became full (F set); `alert` is its alert-request control.
+    Three { alert: bool },
 }
