@@ -616,3 +616,42 @@ fn read_header(st: &dyn GuestStorage, trailer: u64) -> TrailerHeader {
     st.read(AbsAddr(trailer), &mut b).unwrap();
     TrailerHeader::decode(&b)
 }
+
+#[test]
+fn lost_intervals_are_counted_only_while_a_function_is_active() {
+    let m = model();
+    let st = ring();
+    let s = authorized();
+    start(&s, &m, true, 0x20100);
+    s.count_lost(&st, 3);
+    assert_eq!(read_header(&st, 0x20FC0).overflow, 3);
+    // Inactive (LSCTL, or an alert of the update process): the blocks stay unchanged.
+    let r = req(false, true, true, false, false, false, 0, 0, 0);
+    s.lsctl(&m, &r).unwrap();
+    let before = st.snapshot();
+    s.count_lost(&st, 3);
+    assert_eq!(st.snapshot(), before);
+    // The same after the engine's usual sequence: an update ending in an alert (here an
+    // incorrect SDBT entry, which leaves DEAR in a valid block), then the intervals it missed.
+    let st = ring();
+    st.write_u64(AbsAddr(0x30000), 0x40000 | 1).unwrap();
+    st.write_u64(AbsAddr(0x10018), 0x30000 | 1).unwrap();
+    let s = authorized();
+    let r = req(
+        false,
+        true,
+        true,
+        false,
+        true,
+        false,
+        m.min_sampling_interval,
+        0x10010,
+        0x22FB0,
+    );
+    s.lsctl(&m, &r).unwrap();
+    let out = s.take_sample(&m, &st, &view(1), 0);
+    assert!(out.alerts.contains(AlertBits::INCORRECT_SDBT_ENTRY));
+    let before = st.snapshot();
+    s.count_lost(&st, 2);
+    assert_eq!(st.snapshot(), before);
+}

@@ -87,9 +87,16 @@ fn fetch_entry(
 
 impl CpuSampling {
     /// Count `n` samples that could not be taken in the sample overflow count of the current
-    /// sample-data block (the emulator's host delayed the CPU past several intervals).
+    /// sample-data block (the emulator's host delayed the CPU past several intervals). Only
+    /// while a function is active: in the inactive state "the contents of sample data blocks
+    /// remain unchanged" (State of Sampling Function), e.g. after the update process that
+    /// recognized an invalid entry address.
     pub fn count_lost(&self, storage: &dyn GuestStorage, n: u64) {
-        let bs = BufferSize::from_s(self.controls().contains(SamplingControls::S));
+        let c = self.controls();
+        if !c.intersects(SamplingControls::ACTIVATIONS) {
+            return;
+        }
+        let bs = BufferSize::from_s(c.contains(SamplingControls::S));
         let Ok(slot) = Dear(self.dear()).check(bs) else {
             return;
         };
