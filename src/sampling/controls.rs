@@ -331,14 +331,17 @@ impl CpuSampling {
             let cur_bits = self.ctl.load(Ordering::Acquire);
             let cur = SamplingControls::from_bits_retain(cur_bits);
             let auth = cur & SamplingControls::AUTHORIZATIONS;
-            let activating = (auth.contains(SamplingControls::AS) && req.cs)
-                || (auth.contains(SamplingControls::AD) && req.cd);
+            // "To be set to the active state": authorized with E = C = 1 requested. E = 0 with
+            // C = 1 is no state at all (Figure 2-11), a cc-3 request, not an activation.
+            let target = auth | want;
+            let activating = SamplingFunction::ALL
+                .iter()
+                .any(|&f| target.state(f) == Some(FunctionState::Active));
             if activating
                 && !(m.min_sampling_interval..=m.max_sampling_interval).contains(&req.interval)
             {
                 return Err(ProgramException::Specification);
             }
-            let target = auth | want;
             let valid =
                 SamplingFunction::ALL
                     .iter()

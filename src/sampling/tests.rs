@@ -655,3 +655,27 @@ fn lost_intervals_are_counted_only_while_a_function_is_active() {
     s.count_lost(&st, 2);
     assert_eq!(st.snapshot(), before);
 }
+
+#[test]
+fn activation_without_enable_is_cc3_not_an_interval_check() {
+    // E = 0, C = 1 is no valid state (Figure 2-11): the function is not "to be set to the
+    // active state", so the interval is not examined and the request fails with cc 3.
+    let m = model();
+    let s = authorized();
+    for (es, ed, cs, cd) in [
+        (false, false, true, false),
+        (false, false, false, true),
+        (false, true, true, false),
+    ] {
+        let r = req(false, true, es, ed, cs, cd, 0, 0x10000, 0x20000);
+        assert_eq!(
+            s.lsctl(&m, &r).map(|o| o.cc),
+            Ok(Cc::Three),
+            "{es} {ed} {cs} {cd}"
+        );
+        assert_eq!(s.controls(), SamplingControls::AUTHORIZATIONS);
+    }
+    // With a valid activation of the other function the interval is examined first.
+    let r = req(false, true, true, false, true, true, 0, 0x10000, 0x20000);
+    assert_eq!(s.lsctl(&m, &r), Err(ProgramException::Specification));
+}
