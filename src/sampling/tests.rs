@@ -679,3 +679,386 @@ fn activation_without_enable_is_cc3_not_an_interval_check() {
     let r = req(false, true, true, false, true, true, 0, 0x10000, 0x20000);
     assert_eq!(s.lsctl(&m, &r), Err(ProgramException::Specification));
 }
+
+// ---------------------------------------------------------------------------------------------
+// LOAD SAMPLING CONTROLS against Figures 2-11 and 2-12, from every start state.
+// ---------------------------------------------------------------------------------------------
+
+/// Figure 2-12, written out row by row: the transitions LSCTL makes ("-*" included).
+fn figure_2_12_by_lsctl(from: FunctionState, to: FunctionState) -> bool {
+    use FunctionState::*;
+    const ROWS: [(FunctionState, &[FunctionState]); 4] = [
+        (Unauthorized, &[Unauthorized]),
+        (Disabled, &[Disabled, Inactive, Active]),
+        (Inactive, &[Disabled, Inactive, Active]),
+        (Active, &[Disabled, Inactive, Active]),
+    ];
+    ROWS.iter().any(|(f, tos)| *f == from && tos.contains(&to))
+}
+
+/// Figure 2-11, written out: the state of A, E, C.
+fn figure_2_11(a: bool, e: bool, c: bool) -> Option<FunctionState> {
+    match (a, e, c) {
+        (false, false, false) => Some(FunctionState::Unauthorized),
+        (true, false, false) => Some(FunctionState::Disabled),
+        (true, true, false) => Some(FunctionState::Inactive),
+        (true, true, true) => Some(FunctionState::Active),
+        _ => None,
+    }
+}
+
+const STATES: [FunctionState; 4] = [
+    FunctionState::Unauthorized,
+    FunctionState::Disabled,
+    FunctionState::Inactive,
+    FunctionState::Active,
+];
+
+/// The (E, C) bits of a state.
+fn ec(s: FunctionState) -> (bool, bool) {
+    match s {
+        FunctionState::Unauthorized | FunctionState::Disabled => (false, false),
+        FunctionState::Inactive => (true, false),
+        FunctionState::Active => (true, true),
+    }
+}
+
+/// An interval inside the model's limits, different from the ones the tests request.
+fn i0() -> u64 {
+    model().min_sampling_interval + 3
+}
+const T0: u64 = 0x10000;
+const D0: u64 = 0x20000;
+
+/// A CPU with the basic function in `b` and the diagnostic function in `d`; whenever a function
+/// is enabled the registers hold S = 1, H = 1, i0(), T0, D0 (loaded by an earlier activation).
+fn in_states(m: &MachineModel, b: FunctionState, d: FunctionState) -> CpuSampling {
+    let s = authorized();
+    let all = req(true, true, true, true, true, true, i0(), T0, D0);
+    assert_eq!(s.lsctl(m, &all).unwrap().cc, Cc::Zero);
+    let ((es, cs), (ed, cd)) = (ec(b), ec(d));
+    let r = req(false, false, es, ed, cs, cd, i0() + 1, T0 + 8, D0 + 8);
+    // Only an active function loads the registers: make it load the same ones.
+    let r = if cs || cd {
+        req(true, true, es, ed, cs, cd, i0(), T0, D0)
+    } else {
+        r
+    };
+    assert_eq!(s.lsctl(m, &r).unwrap().cc, Cc::Zero);
+    s.set_authorization(
+        b != FunctionState::Unauthorized,
+        d != FunctionState::Unauthorized,
+    );
+    assert_eq!(s.controls().state(SamplingFunction::Basic), Some(b));
+    assert_eq!(s.controls().state(SamplingFunction::Diagnostic), Some(d));
+    s
+}
+
+#[test]
+fn every_start_state_times_every_lsctl_request_follows_the_figures() {
+    let m = model();
+    let i1 = m.min_sampling_interval + 7;
+    let mut cases = 0;
+    for b in STATES {
+        for d in STATES {
+            for bits in 0u8..16 {
+                let (es, cs, ed, cd) = (bits & 8 != 0, bits & 4 != 0, bits & 2 != 0, bits & 1 != 0);
+                let s = in_states(&m, b, d);
+                let before = (s.controls(), s.interval(), s.tear(), s.dear());
+                let r = req(false, false, es, ed, cs, cd, i1, 0x30000, 0x40000);
+                let out = s.lsctl(&m, &r).unwrap();
+                let what = format!("{b:?}/{d:?} <- Es{es} Cs{cs} Ed{ed} Cd{cd}");
+
+                let a_s = b != FunctionState::Unauthorized;
+                let a_d = d != FunctionState::Unauthorized;
+                let to_b = figure_2_11(a_s, es, cs);
+                let to_d = figure_2_11(a_d, ed, cd);
+                let ok = to_b.is_some_and(|t| figure_2_12_by_lsctl(b, t))
+                    && to_d.is_some_and(|t| figure_2_12_by_lsctl(d, t));
+                if !ok {
+                    assert_eq!(out.cc, Cc::Three, "{what}");
+                    assert_eq!(
+                        (s.controls(), s.interval(), s.tear(), s.dear()),
+                        before,
+                        "{what}: nothing set"
+                    );
+                    cases += 1;
+                    continue;
+                }
+                assert_eq!(out.cc, Cc::Zero, "{what}");
+                let c = s.controls();
+                assert_eq!(c.state(SamplingFunction::Basic), to_b, "{what}");
+                assert_eq!(c.state(SamplingFunction::Diagnostic), to_d, "{what}");
+                let active =
+                    to_b == Some(FunctionState::Active) || to_d == Some(FunctionState::Active);
+                let enabled = es || ed;
+                let q = QsiBlock::decode(&s.qsi(&m));
+                if active {
+                    // The additional controls of the request (S = 0, H = 0) are loaded.
+                    assert_eq!(
+                        (s.interval(), s.tear(), s.dear()),
+                        (i1, 0x30000, 0x40000),
+                        "{what}"
+                    );
+                    assert!(
+                        !c.intersects(SamplingControls::S | SamplingControls::H),
+                        "{what}"
+                    );
+                } else if enabled {
+                    // Ignored; the controls are preserved (zeros if nothing was enabled).
+                    assert_eq!(
+                        (s.interval(), s.tear(), s.dear()),
+                        (before.1, before.2, before.3),
+                        "{what}"
+                    );
+                    let sh = SamplingControls::S | SamplingControls::H;
+                    assert_eq!(c & sh, before.0 & sh, "{what}");
+                } else {
+                    // No function enabled: every control but the authorizations is zero.
+                    assert_eq!((s.interval(), s.tear(), s.dear()), (0, 0, 0), "{what}");
+                    assert_eq!(
+                        c - SamplingControls::AUTHORIZATIONS,
+                        SamplingControls::empty()
+                    );
+                }
+                assert_eq!(
+                    out.clear_alerts,
+                    if enabled {
+                        AlertBits::empty()
+                    } else {
+                        AlertBits::CLEARED_WHEN_SAMPLING_DISABLED
+                    },
+                    "{what}"
+                );
+                assert_eq!(q.controls, c - SamplingControls::S - SamplingControls::H);
+                assert_eq!(
+                    (q.tear.0, q.dear.0),
+                    if enabled {
+                        (s.tear(), s.dear())
+                    } else {
+                        (0, 0)
+                    },
+                    "{what}: QSI shows TEAR/DEAR only while enabled"
+                );
+                cases += 1;
+            }
+        }
+    }
+    assert_eq!(cases, 4 * 4 * 16);
+}
+
+#[test]
+fn disabling_clears_only_the_sampling_alerts_that_the_document_names() {
+    // IEA, ISE, PRA and LSDA are cleared when no function is enabled; SACA is not.
+    assert_eq!(
+        AlertBits::CLEARED_WHEN_SAMPLING_DISABLED,
+        AlertBits::INVALID_ENTRY_ADDRESS
+            | AlertBits::INCORRECT_SDBT_ENTRY
+            | AlertBits::PROGRAM_REQUEST
+            | AlertBits::LOSS_OF_SAMPLE_DATA
+    );
+    let m = model();
+    let s = in_states(&m, FunctionState::Active, FunctionState::Inactive);
+    // Disabling one function leaves the other enabled: nothing to clear yet.
+    let r = req(false, false, false, true, false, false, 0, 0, 0);
+    assert_eq!(s.lsctl(&m, &r).unwrap().clear_alerts, AlertBits::empty());
+    let out = s.lsctl(&m, &[0; 64]).unwrap();
+    assert_eq!(out.clear_alerts, AlertBits::CLEARED_WHEN_SAMPLING_DISABLED);
+    assert!(!out.clear_alerts.contains(AlertBits::SAMPLING_AUTH_CHANGE));
+}
+
+#[test]
+fn reserved_bits_are_specification_exceptions_from_every_state_and_change_nothing() {
+    let m = model();
+    for b in STATES {
+        for d in STATES {
+            for bit in (2..54).chain(56..62) {
+                let s = in_states(&m, b, d);
+                let before = (s.controls(), s.interval(), s.tear(), s.dear());
+                // Otherwise a valid request (zeros for unauthorized functions).
+                let (es, cs) = if b == FunctionState::Unauthorized {
+                    (false, false)
+                } else {
+                    (true, true)
+                };
+                let mut r = req(
+                    false,
+                    false,
+                    es,
+                    false,
+                    cs,
+                    false,
+                    m.min_sampling_interval,
+                    0x30000,
+                    0x40000,
+                );
+                r[bit / 8] |= 0x80 >> (bit % 8);
+                assert_eq!(
+                    s.lsctl(&m, &r),
+                    Err(ProgramException::Specification),
+                    "{b:?}/{d:?} bit {bit}"
+                );
+                assert_eq!((s.controls(), s.interval(), s.tear(), s.dear()), before);
+            }
+        }
+    }
+    // Bits 0, 1, 54, 55, 62, 63 and bytes 8-63 are not reserved.
+    let s = authorized();
+    let mut r = req(
+        true,
+        true,
+        true,
+        true,
+        true,
+        true,
+        m.min_sampling_interval,
+        0x30000,
+        0x40000,
+    );
+    r[32..].fill(0xFF);
+    assert_eq!(s.lsctl(&m, &r).unwrap().cc, Cc::Zero);
+}
+
+#[test]
+fn interval_limits_are_inclusive_and_checked_only_for_activation() {
+    let m = model();
+    let (lo, hi) = (m.min_sampling_interval, m.max_sampling_interval);
+    for (basic, diag) in [(true, false), (false, true), (true, true)] {
+        for b in [
+            FunctionState::Disabled,
+            FunctionState::Inactive,
+            FunctionState::Active,
+        ] {
+            for (i, ok) in [
+                (0, false),
+                (lo - 1, false),
+                (lo, true),
+                (hi, true),
+                (hi + 1, false),
+                (u64::MAX, false),
+            ] {
+                let s = in_states(&m, b, b);
+                let before = (s.controls(), s.interval(), s.tear(), s.dear());
+                let r = req(false, true, basic, diag, basic, diag, i, 0x30000, 0x40000);
+                let res = s.lsctl(&m, &r);
+                if ok {
+                    assert_eq!(res.unwrap().cc, Cc::Zero);
+                    assert_eq!(s.interval(), i);
+                } else {
+                    assert_eq!(res, Err(ProgramException::Specification), "{b:?} {i}");
+                    assert_eq!(
+                        (s.controls(), s.interval(), s.tear(), s.dear()),
+                        before,
+                        "no control changed"
+                    );
+                }
+            }
+        }
+    }
+    // Not examined when no function becomes active (enable only, disable, deactivate).
+    for b in STATES {
+        let s = in_states(&m, b, FunctionState::Disabled);
+        let e = b != FunctionState::Unauthorized;
+        let r = req(false, false, e, false, false, false, 0, 0, 0);
+        assert_eq!(s.lsctl(&m, &r).unwrap().cc, Cc::Zero, "{b:?}");
+    }
+    // Nor for an unauthorized function asked to become active: that is cc 3.
+    let s = in_states(&m, FunctionState::Unauthorized, FunctionState::Unauthorized);
+    let r = req(false, false, true, true, true, true, 0, 0, 0);
+    assert_eq!(s.lsctl(&m, &r).unwrap().cc, Cc::Three);
+}
+
+#[test]
+fn authorization_changes_by_external_means() {
+    let m = model();
+    for b in STATES {
+        for d in STATES {
+            let s = in_states(&m, b, d);
+            let enabled_b = matches!(b, FunctionState::Inactive | FunctionState::Active);
+            let enabled_d = matches!(d, FunctionState::Inactive | FunctionState::Active);
+            // Unauthorize basic only: SACA if it was enabled.
+            let alert = s.set_authorization(false, d != FunctionState::Unauthorized);
+            assert_eq!(
+                alert.contains(AlertBits::SAMPLING_AUTH_CHANGE),
+                enabled_b,
+                "{b:?}/{d:?}"
+            );
+            assert_eq!(
+                s.controls().state(SamplingFunction::Basic),
+                Some(FunctionState::Unauthorized)
+            );
+            assert_eq!(s.controls().state(SamplingFunction::Diagnostic), Some(d));
+            if enabled_d {
+                assert_eq!(
+                    (s.interval(), s.tear(), s.dear()),
+                    (i0(), T0, D0),
+                    "kept for diagnostic"
+                );
+            } else {
+                assert_eq!((s.interval(), s.tear(), s.dear()), (0, 0, 0));
+                assert!(!s
+                    .controls()
+                    .intersects(SamplingControls::S | SamplingControls::H));
+            }
+            // Authorizing again: unauthorized -> disabled.
+            assert_eq!(s.set_authorization(true, true), AlertBits::empty());
+            assert_eq!(
+                s.controls().state(SamplingFunction::Basic),
+                Some(FunctionState::Disabled)
+            );
+        }
+    }
+}
+
+#[test]
+fn resets_and_loss_of_sample_data() {
+    let m = model();
+    for b in STATES {
+        for d in STATES {
+            // CPU reset and loss of sample data: active -> inactive, registers kept.
+            for how in 0..3 {
+                let s = in_states(&m, b, d);
+                let regs = (s.interval(), s.tear(), s.dear());
+                let deact = |x: FunctionState| {
+                    if x == FunctionState::Active {
+                        FunctionState::Inactive
+                    } else {
+                        x
+                    }
+                };
+                match how {
+                    0 => s.cpu_reset(),
+                    1 => s.loss_of_sample_data(),
+                    _ => {
+                        // Initial CPU reset: enabled functions become disabled.
+                        s.initial_cpu_reset();
+                        let dis = |x: FunctionState| {
+                            if x == FunctionState::Unauthorized {
+                                x
+                            } else {
+                                FunctionState::Disabled
+                            }
+                        };
+                        assert_eq!(s.controls().state(SamplingFunction::Basic), Some(dis(b)));
+                        assert_eq!(
+                            s.controls().state(SamplingFunction::Diagnostic),
+                            Some(dis(d))
+                        );
+                        assert_eq!((s.interval(), s.tear(), s.dear()), (0, 0, 0));
+                        assert_eq!(
+                            s.controls() - SamplingControls::AUTHORIZATIONS,
+                            SamplingControls::empty()
+                        );
+                        continue;
+                    }
+                }
+                assert_eq!(s.controls().state(SamplingFunction::Basic), Some(deact(b)));
+                assert_eq!(
+                    s.controls().state(SamplingFunction::Diagnostic),
+                    Some(deact(d))
+                );
+                assert_eq!((s.interval(), s.tear(), s.dear()), regs);
+            }
+        }
+    }
+}
