@@ -1062,3 +1062,237 @@ fn resets_and_loss_of_sample_data() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The update process, step by step (SA23-2260, Process Steps).
+// ---------------------------------------------------------------------------------------------
+
+/// Active functions with TEAR `tear` and DEAR `dear`.
+fn active(
+    m: &MachineModel,
+    s_bit: bool,
+    basic: bool,
+    diag: bool,
+    tear: u64,
+    dear: u64,
+) -> CpuSampling {
+    let s = authorized();
+    let r = req(
+        s_bit,
+        true,
+        basic,
+        diag,
+        basic,
+        diag,
+        m.min_sampling_interval,
+        tear,
+        dear,
+    );
+    assert_eq!(s.lsctl(m, &r).unwrap().cc, Cc::Zero);
+    s
+}
+
+fn block_link(sdb: u64) -> u64 {
+    SdbtEntry::BlockLink { sdb: AbsAddr(sdb) }.encode()
+}
+
+fn table_link(sdbt: u64) -> u64 {
+    SdbtEntry::TableLink {
+        sdbt: AbsAddr(sdbt),
+    }
+    .encode()
+}
+
+fn put_table(st: &dyn GuestStorage, at: u64, entries: &[u64]) {
+    for (i, e) in entries.iter().enumerate() {
+        st.write_u64(AbsAddr(at + 8 * i as u64), *e).unwrap();
+    }
+}
+
+/// Every byte that differs between two snapshots lies in one of the `[from, to)` ranges.
+fn assert_changes_within(before: &[u8], after: &[u8], allowed: &[(u64, u64)]) {
+    for (i, (x, y)) in before.iter().zip(after).enumerate() {
+        let a = i as u64;
+        if x != y && !allowed.iter().any(|&(f, t)| (f..t).contains(&a)) {
+            panic!("byte {a:#x} changed ({x:#04x} -> {y:#04x}); allowed {allowed:x?}");
+        }
+    }
+}
+
+#[test]
+fn step_2_fills_a_block_entry_by_entry_up_to_the_trailer() {
+    let m = model();
+    let st = ring();
+    let s = active(&m, false, true, false, 0x10000, 0x20000);
+    let before = st.snapshot();
+    for k in 0..126u64 {
+        let out = s.take_sample(&m, &st, &view(k), 0);
+        assert!(
+            out.stored && !out.overflowed && out.alerts.is_empty(),
+            "entry {k}"
+        );
+        assert_eq!(s.dear(), 0x20000 + 32 * (k + 1));
+    }
+    // 126 entries of 32 bytes end exactly at the trailer; nothing else changed.
+    assert_eq!(s.dear(), 0x20FC0);
+    assert_changes_within(&before, &st.snapshot(), &[(0x20000, 0x20FC0)]);
+    assert_eq!(s.tear(), 0x10000, "TEAR moves only in step 3");
+    // DEAR at the trailer's first byte: the next sample finds the block full (step 3).
+    let out = s.take_sample(&m, &st, &view(999), 0);
+    assert!(out.stored && out.alerts == AlertBits::PROGRAM_REQUEST);
+    assert_eq!((s.tear(), s.dear()), (0x10008, 0x21020));
+    assert!(read_header(&st, 0x20FC0).flags.contains(TrailerFlags::F));
+}
+
+#[test]
+fn step_1_counts_the_lost_sample_and_changes_nothing_else() {
+    let m = model();
+    let st = ring();
+    st.write(AbsAddr(0x20FC0), &[0x80 | 0x40 | 0x20]).unwrap();
+    st.write_u64(AbsAddr(0x20FC8), u64::MAX).unwrap();
+    let s = active(&m, false, true, true, 0x10000, 0x20000);
+    let before = st.snapshot();
+    let out = s.take_sample(&m, &st, &view(1), 0);
+    assert_eq!(
+        out,
+        SampleOutcome {
+            alerts: AlertBits::empty(),
+            stored: false,
+            overflowed: true
+        }
+    );
+    // The count wraps: "a carry out of bit position zero of the count, if any, is ignored".
+    assert_eq!(read_header(&st, 0x20FC0).overflow, 0);
+    assert_changes_within(&before, &st.snapshot(), &[(0x20FC8, 0x20FD0)]);
+    assert_eq!(
+        (s.tear(), s.dear()),
+        (0x10000, 0x20000),
+        "registers unchanged"
+    );
+    let out = s.take_sample(&m, &st, &view(1), 0);
+    assert!(out.overflowed);
+    assert_eq!(read_header(&st, 0x20FC0).overflow, 1);
+}
+
+#[test]
+fn step_3_sets_f_t_sizes_timestamp_and_leaves_the_rest_of_the_trailer() {
+    for stcke in [false, true] {
+        for a in [false, true] {
+            let mut m = model();
+            m.stcke_timestamps = stcke;
+            let st = ring();
+            // Trailer of 0x20000: reserved bits and bytes set, T opposite to the model's.
+            let mut t = [0x5Au8; 64];
+            t[0] = if a { 0x40 } else { 0 } | if stcke { 0 } else { 0x20 } | 0x17;
+            t[8..16].copy_from_slice(&41u64.to_be_bytes());
+            st.write(AbsAddr(0x20FC0), &t).unwrap();
+            let s = active(&m, false, true, false, 0x10000, 0x20FC0 - 16);
+            let out = s.take_sample(&m, &st, &view(1), 0);
+            assert!(out.stored);
+            assert_eq!(
+                out.alerts.contains(AlertBits::PROGRAM_REQUEST),
+                a,
+                "PRA iff A = 1"
+            );
+            let mut n = [0u8; 64];
+            st.read(AbsAddr(0x20FC0), &mut n).unwrap();
+            let h = TrailerHeader::decode(&n[..16].try_into().unwrap());
+            assert!(h.flags.contains(TrailerFlags::F));
+            assert_eq!(h.flags.contains(TrailerFlags::A), a, "A is the program's");
+            assert_eq!(h.flags.contains(TrailerFlags::T), stcke);
+            assert_eq!(h.flags.bits() & 0x1F, 0x17, "reserved bits 3-7 unchanged");
+            assert_eq!(&n[1..4], &[0x5A; 3], "bytes 1-3 unchanged");
+            assert_eq!((h.bsdes, h.dsdes), (m.bsdes, m.dsdes));
+            assert_eq!(h.overflow, 41, "overflow count kept");
+            if stcke {
+                assert_eq!(
+                    &n[16..32],
+                    &Timestamp::of_tod(view(1).tod, true).bytes()[..]
+                );
+            } else {
+                assert_eq!(&n[16..24], &view(1).tod.to_be_bytes());
+                assert_eq!(&n[24..32], &[0x5A; 8], "bytes 24-31 reserved with T = 0");
+            }
+            assert_eq!(&n[32..64], &[0x5A; 32], "bytes 32-63 unchanged");
+        }
+    }
+}
+
+#[test]
+fn step_3b1_next_block_link() {
+    let m = model();
+    let st = ring();
+    let s = active(&m, false, true, false, 0x10000, 0x20FC0);
+    assert!(s.take_sample(&m, &st, &view(1), 0).stored);
+    assert_eq!((s.tear(), s.dear()), (0x10008, 0x21020));
+}
+
+#[test]
+fn step_3b2_table_link_before_the_end_then_3a2y() {
+    // A table link in mid table (not the last entry before the boundary) is followed.
+    let m = model();
+    let st = ring();
+    put_table(&st, 0x10000, &[block_link(0x20000), table_link(0x12000)]);
+    put_table(&st, 0x12000, &[block_link(0x22000), table_link(0x10000)]);
+    let s = active(&m, false, true, false, 0x10000, 0x20FC0);
+    assert!(s.take_sample(&m, &st, &view(1), 0).stored);
+    assert_eq!((s.tear(), s.dear()), (0x12000, 0x22020));
+}
+
+#[test]
+fn step_3b2_then_3a2x_link_to_a_link() {
+    let m = model();
+    for target in [0x10000u64, 0x12000] {
+        // To a table whose first entry links to another table, or to itself.
+        let st = ring();
+        put_table(&st, 0x10000, &[block_link(0x20000), table_link(0x12000)]);
+        put_table(&st, 0x12000, &[table_link(target)]);
+        let s = active(&m, false, true, false, 0x10000, 0x20FC0);
+        let out = s.take_sample(&m, &st, &view(1), 0);
+        assert_eq!(
+            out.alerts,
+            AlertBits::INCORRECT_SDBT_ENTRY | AlertBits::PROGRAM_REQUEST,
+            "{target:#x}"
+        );
+        assert!(!out.stored && !out.overflowed);
+        assert!(!s.any_active() && s.any_enabled(), "active -> inactive");
+        assert_eq!(
+            s.take_sample(&m, &st, &view(1), 0),
+            SampleOutcome::default()
+        );
+    }
+}
+
+#[test]
+fn step_3a_last_entry_before_the_4k_boundary() {
+    let m = model();
+    // 3.a.2 -> y: the last entry (0x10FF8) is a table link.
+    let st = ring();
+    put_table(&st, 0x10FF0, &[block_link(0x20000), table_link(0x12000)]);
+    put_table(&st, 0x12000, &[block_link(0x22000), table_link(0x10FF0)]);
+    let s = active(&m, false, true, false, 0x10FF0, 0x20FC0);
+    assert!(s.take_sample(&m, &st, &view(1), 0).stored);
+    assert_eq!((s.tear(), s.dear()), (0x12000, 0x22020));
+    // 3.a.1: the last entry is a block link.
+    let st = ring();
+    put_table(&st, 0x10FF0, &[block_link(0x20000), block_link(0x21000)]);
+    let s = active(&m, false, true, false, 0x10FF0, 0x20FC0);
+    let before = st.snapshot();
+    let out = s.take_sample(&m, &st, &view(1), 0);
+    assert_eq!(
+        out.alerts,
+        AlertBits::INCORRECT_SDBT_ENTRY | AlertBits::PROGRAM_REQUEST
+    );
+    assert!(!s.any_active());
+    // Only the filled block's trailer bytes 0-31 changed.
+    assert_changes_within(&before, &st.snapshot(), &[(0x20FC0, 0x20FE0)]);
+    // 3.a.2.x: the last entry links to a link.
+    let st = ring();
+    put_table(&st, 0x10FF0, &[block_link(0x20000), table_link(0x12000)]);
+    put_table(&st, 0x12000, &[table_link(0x10000)]);
+    let s = active(&m, false, true, false, 0x10FF0, 0x20FC0);
+    assert!(s
+        .take_sample(&m, &st, &view(1), 0)
+        .alerts
+        .contains(AlertBits::INCORRECT_SDBT_ENTRY));
+}
