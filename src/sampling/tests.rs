@@ -1296,3 +1296,250 @@ fn step_3a_last_entry_before_the_4k_boundary() {
         .alerts
         .contains(AlertBits::INCORRECT_SDBT_ENTRY));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Invalid entry addresses, 1 MB blocks, combined entries.
+// ---------------------------------------------------------------------------------------------
+
+/// Run one update that must end in an invalid-entry-address alert: the active functions become
+/// inactive (still enabled), nothing but `allowed` changes, and no later update does anything.
+fn expect_iea(what: &str, st: &MemStorage, s: &CpuSampling, allowed: &[(u64, u64)]) {
+    let m = model();
+    let before = st.snapshot();
+    let out = s.take_sample(&m, st, &view(1), 0);
+    assert!(
+        out.alerts.contains(AlertBits::INVALID_ENTRY_ADDRESS),
+        "{what}: {out:?}"
+    );
+    assert!(
+        !out.alerts.contains(AlertBits::INCORRECT_SDBT_ENTRY),
+        "{what}"
+    );
+    assert!(!out.stored && !out.overflowed, "{what}");
+    assert!(
+        !s.any_active() && s.any_enabled(),
+        "{what}: active -> inactive"
+    );
+    assert_changes_within(&before, &st.snapshot(), allowed);
+    let after = st.snapshot();
+    assert_eq!(
+        s.take_sample(&m, st, &view(1), 0),
+        SampleOutcome::default(),
+        "{what}"
+    );
+    assert_eq!(st.snapshot(), after, "{what}");
+}
+
+#[test]
+fn invalid_data_entry_addresses() {
+    let m = model();
+    // 0-8191, including an entry that would start at 8184 and a block at 4096.
+    for dear in [0u64, 0x10, 0x1000, 0x1FC0, 0x1FE0, 0x1FF8] {
+        let st = ring();
+        let s = active(&m, false, true, false, 0x10000, dear);
+        expect_iea(&format!("DEAR {dear:#x}"), &st, &s, &[]);
+    }
+    // 8192 itself is valid.
+    let st = ring();
+    let s = active(&m, false, true, false, 0x10000, 0x2000);
+    assert!(s.take_sample(&m, &st, &view(1), 0).stored);
+    // Inside the trailer: every byte after its first.
+    for off in 1..64u64 {
+        let st = ring();
+        let s = active(&m, false, true, false, 0x10000, 0x20FC0 + off);
+        expect_iea(&format!("trailer + {off}"), &st, &s, &[]);
+    }
+    // Beyond main storage (1 MB): the block, and a block whose trailer is the first
+    // unavailable byte.
+    for dear in [0x100000u64, 0x7FFF_F000, u64::MAX - 0xFFF] {
+        let st = ring();
+        let s = active(&m, false, true, false, 0x10000, dear);
+        expect_iea(&format!("DEAR {dear:#x}"), &st, &s, &[]);
+    }
+    let st = MemStorage::new(0x20FC0);
+    let s = active(&m, false, true, false, 0x10000, 0x20000);
+    expect_iea("trailer beyond storage", &st, &s, &[]);
+}
+
+#[test]
+fn invalid_table_and_link_addresses() {
+    let m = model();
+    // Each case: after block 0x20000 fills (its trailer bytes 0-31 may change), the next entry
+    // or what it designates is invalid.
+    let filled = [(0x20FC0u64, 0x20FE0u64)];
+    // (what, TEAR, doublewords to store before the update)
+    type Patch<'a> = &'a [(u64, u64)];
+    let cases: [(&str, u64, Patch); 8] = [
+        // TEAR + 8 in 0-8191.
+        ("SDBT entry in 0-8191", 0x1FF0, &[]),
+        // TEAR + 8 beyond main storage.
+        ("SDBT entry beyond storage", 0xFFFF8, &[]),
+        ("block link to 0", 0x10000, &[(0x10008, block_link(0))]),
+        (
+            "block link to 4096",
+            0x10000,
+            &[(0x10008, block_link(0x1000))],
+        ),
+        (
+            "block link beyond storage",
+            0x10000,
+            &[(0x10008, block_link(0x200000))],
+        ),
+        (
+            "table link to 0-8191",
+            0x10000,
+            &[(0x10008, table_link(0x1000))],
+        ),
+        (
+            "table link beyond storage",
+            0x10000,
+            &[(0x10008, table_link(0x7000_0000))],
+        ),
+        (
+            "table link to a block link to 0-8191",
+            0x10000,
+            &[
+                (0x10008, table_link(0x12000)),
+                (0x12000, block_link(0x1000)),
+            ],
+        ),
+    ];
+    for (what, tear, patch) in cases {
+        let st = ring();
+        for &(at, v) in patch {
+            st.write_u64(AbsAddr(at), v).unwrap();
+        }
+        let s = active(&m, false, true, false, tear, 0x20FC0);
+        expect_iea(what, &st, &s, &filled);
+    }
+}
+
+#[test]
+fn one_megabyte_blocks() {
+    let m = model();
+    let st = MemStorage::new(0x500000);
+    // A table ending at a 1 MB boundary, with a block link at 0x10FF8 (not last with S = 1).
+    put_table(
+        &st,
+        0x1FFFE0,
+        &[
+            block_link(0x100000),
+            block_link(0x200000),
+            block_link(0x300000),
+            table_link(0x10FF0),
+        ],
+    );
+    put_table(
+        &st,
+        0x10FF0,
+        &[block_link(0x400000), block_link(0x0), table_link(0x1FFFE0)],
+    );
+    let s = active(&m, true, true, false, 0x1FFFE0, 0x100000);
+    // A 1 MB block holds (1M - 64) / 32 = 32766 entries.
+    for _ in 0..32766 {
+        assert!(s.take_sample(&m, &st, &view(1), 0).stored);
+    }
+    assert_eq!(s.dear(), 0x1FFFC0);
+    assert!(s.take_sample(&m, &st, &view(2), 0).stored);
+    assert_eq!((s.tear(), s.dear()), (0x1FFFE8, 0x200020));
+    let h = read_header(&st, 0x1FFFC0);
+    assert!(h.flags.contains(TrailerFlags::F));
+    // Block-link bits 44-62 are ignored: 0x2FFFFE designates 0x200000.
+    st.write_u64(AbsAddr(0x1FFFF0), 0x3F_FFFE).unwrap();
+    let s = active(&m, true, true, false, 0x1FFFE8, 0x2FFFC0);
+    assert!(s.take_sample(&m, &st, &view(3), 0).stored);
+    assert_eq!((s.tear(), s.dear()), (0x1FFFF0, 0x300020));
+    // 0x1FFFF8 is the last entry before the boundary: the table link is followed to 0x10FF0,
+    // whose entries are not last with S = 1 even at 0x10FF8.
+    let s = active(&m, true, true, false, 0x1FFFF0, 0x3FFFC0);
+    assert!(s.take_sample(&m, &st, &view(4), 0).stored);
+    assert_eq!((s.tear(), s.dear()), (0x10FF0, 0x400020));
+    // The next entry (0x10FF8) designates block 0: DEAR 0 is invalid, no byte in the low 8 KB
+    // is touched.
+    let s = active(&m, true, true, false, 0x10FF0, 0x4FFFC0);
+    let before = st.snapshot();
+    let out = s.take_sample(&m, &st, &view(5), 0);
+    assert_eq!(out.alerts, AlertBits::INVALID_ENTRY_ADDRESS);
+    assert_changes_within(&before, &st.snapshot(), &[(0x4FFFC0, 0x4FFFE0)]);
+    // With S = 1 a block at origin 0 is usable above 8191; its trailer is at 1 MB - 64.
+    let s = active(&m, true, true, false, 0x10FF0, 0x2000);
+    let before = st.snapshot();
+    assert!(s.take_sample(&m, &st, &view(6), 0).stored);
+    assert_changes_within(&before, &st.snapshot(), &[(0x2000, 0x2020)]);
+    // DEAR inside a 1 MB block's trailer.
+    let s = active(&m, true, true, false, 0x10FF0, 0x1FFFC8);
+    expect_iea("1 MB trailer", &st, &s, &[]);
+    // The last entry before a 1 MB boundary as a block link: incorrect.
+    put_table(&st, 0x2FFFF0, &[block_link(0x100000), block_link(0x200000)]);
+    st.write(AbsAddr(0x4FFFC0), &[0]).unwrap();
+    let s = active(&m, true, true, false, 0x2FFFF0, 0x4FFFC0);
+    assert_eq!(
+        s.take_sample(&m, &st, &view(7), 0).alerts,
+        AlertBits::INCORRECT_SDBT_ENTRY
+    );
+}
+
+#[test]
+fn combined_entries_at_the_end_of_a_block() {
+    let m = model();
+    let size = u64::from(m.bsdes + m.dsdes);
+    for (room, next_full) in [
+        (size, false),
+        (size - 1, false),
+        (size - 8, true),
+        (0, false),
+        (0, true),
+        (32, true),
+    ] {
+        let st = ring();
+        if next_full {
+            st.write(AbsAddr(0x21FC0), &[0x80]).unwrap();
+        }
+        let dear = 0x20FC0 - room;
+        let s = active(&m, false, true, true, 0x10000, dear);
+        let before = st.snapshot();
+        let out = s.take_sample(&m, &st, &view(0x77), 0);
+        let what = format!("room {room}, next full {next_full}");
+        if room >= size {
+            // Fits exactly: stored in the current block, which is not yet full.
+            assert!(out.stored, "{what}");
+            assert_eq!(s.dear(), 0x20FC0);
+            assert_changes_within(&before, &st.snapshot(), &[(dear, dear + size)]);
+            continue;
+        }
+        // Never split: the current block becomes full and the whole entry goes to the next.
+        assert!(
+            read_header(&st, 0x20FC0).flags.contains(TrailerFlags::F),
+            "{what}"
+        );
+        assert_eq!(s.tear(), 0x10008);
+        if next_full {
+            // Discarded: the next block's overflow count goes up by one, once.
+            assert!(out.overflowed && !out.stored, "{what}");
+            assert_eq!(read_header(&st, 0x21FC0).overflow, 1, "{what}");
+            assert_eq!(s.dear(), 0x21000);
+            assert_changes_within(
+                &before,
+                &st.snapshot(),
+                &[(0x20FC0, 0x20FE0), (0x21FC8, 0x21FD0)],
+            );
+        } else {
+            assert!(out.stored, "{what}");
+            assert_eq!(s.dear(), 0x21000 + size);
+            let mut e = vec![0u8; size as usize];
+            st.read(AbsAddr(0x21000), &mut e).unwrap();
+            assert_eq!(Bsde::decode(&e).unwrap().ia, 0x77);
+            assert_eq!(Dsde::decode(&e[32..]).unwrap(), Dsde::of_view(&view(0x77)));
+            assert_changes_within(
+                &before,
+                &st.snapshot(),
+                &[(0x20FC0, 0x20FE0), (0x21000, 0x21000 + size)],
+            );
+        }
+    }
+    // Diagnostic only: 64-byte entries.
+    let st = ring();
+    let s = active(&m, false, false, true, 0x10000, 0x20FC0 - 63);
+    assert!(s.take_sample(&m, &st, &view(1), 0).stored);
+    assert_eq!(s.dear(), 0x21000 + u64::from(m.dsdes));
+}
