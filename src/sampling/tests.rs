@@ -437,53 +437,6 @@ fn combined_entries_are_never_split_and_1mb_blocks_work() {
     );
 }
 
-#[test]
-fn hostile_storage_never_panics_nor_writes_outside_the_designated_blocks() {
-    // A seeded xorshift fills storage with random tables and blocks; every update either
-    // stores, overflows or ends in an alert, and bytes change only inside SDBs reachable
-    // from the tables (all of which live in the random area, so we only check that the
-    // low 8 KB and bytes beyond storage are never touched and that nothing panics).
-    let m = model();
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let mut rnd = || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
-    for _ in 0..300 {
-        let st = MemStorage::new(0x40000);
-        let mut fill = vec![0u8; 0x40000 - 0x2000];
-        for b in fill.chunks_mut(8) {
-            // Mostly plausible addresses with random link bits.
-            let v = (rnd() % 0x50000) & !0x7 | (rnd() & 1);
-            b.copy_from_slice(&v.to_be_bytes());
-        }
-        st.write(AbsAddr(0x2000), &fill).unwrap();
-        let before = st.snapshot();
-        let s = authorized();
-        let tear = rnd() % 0x48000;
-        let dear = rnd() % 0x48000;
-        let r = req(
-            false,
-            true,
-            true,
-            rnd() & 1 == 1,
-            true,
-            rnd() & 1 == 1,
-            m.min_sampling_interval,
-            tear,
-            dear,
-        );
-        let _ = s.lsctl(&m, &r);
-        for _ in 0..50 {
-            let _ = s.take_sample(&m, &st, &view(rnd()), rnd());
-        }
-        let after = st.snapshot();
-        assert_eq!(&before[..0x2000], &after[..0x2000], "low 8 KB untouched");
-    }
-}
-
 /// Guest storage where another CPU's COMPARE DOUBLE AND SWAP lands on a trailer just before
 /// the emulator's interlocked update of it (after the update process has read byte 0).
 struct RacingStorage {
@@ -1542,4 +1495,258 @@ fn combined_entries_at_the_end_of_a_block() {
     let s = active(&m, false, false, true, 0x10000, 0x20FC0 - 63);
     assert!(s.take_sample(&m, &st, &view(1), 0).stored);
     assert_eq!(s.dear(), 0x21000 + u64::from(m.dsdes));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Randomized layouts.
+// ---------------------------------------------------------------------------------------------
+
+/// Knuth's MMIX linear congruential generator; the high bits are the usable ones.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        self.0 >> 16
+    }
+    /// 64 random bits.
+    fn word(&mut self) -> u64 {
+        (self.next() << 32) ^ self.next()
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    fn percent(&mut self, p: u64) -> bool {
+        self.below(100) < p
+    }
+}
+
+/// Outcomes seen over the whole randomized run.
+#[derive(Debug, Default)]
+struct Seen {
+    stored: u32,
+    overflowed: u32,
+    iea: u32,
+    ise: u32,
+    pra: u32,
+    new_block: u32,
+}
+
+/// A random layout: storage (sometimes not a whole number of blocks), garbage everywhere
+/// (random trailer flags and counts), the low 8 KB marked, a few tables of random length at
+/// random places (some ending at a boundary) whose entries designate random blocks (some in
+/// 0-8191 or beyond storage) and tables (some at links), mostly ending in a table link.
+fn random_layout(rng: &mut Lcg, bs: BufferSize) -> (MemStorage, Vec<u64>) {
+    let blocks = if bs.s() { 3 } else { 48 };
+    let mut size = blocks * bs.bytes();
+    if rng.percent(20) {
+        size -= 2048; // the last block's trailer is not available
+    }
+    let st = MemStorage::new(size as usize);
+    let mut fill = vec![0u8; size as usize];
+    for chunk in fill.chunks_mut(8) {
+        let v = rng.word().to_be_bytes();
+        chunk.copy_from_slice(&v[..chunk.len()]);
+    }
+    fill[..8192].fill(0xA5);
+    st.write(AbsAddr(0), &fill).unwrap();
+    let block = |rng: &mut Lcg| -> u64 {
+        match rng.below(20) {
+            0 => 0,
+            1 => 0x1000,
+            2 => size + rng.below(4) * bs.bytes(),
+            _ => rng.below(blocks) * bs.bytes() + rng.below(bs.bytes()) * rng.below(2),
+        }
+    };
+    let ntables = 1 + rng.below(4);
+    let mut origins = vec![];
+    for _ in 0..ntables {
+        let len = 1 + rng.below(8);
+        let origin = if rng.percent(30) {
+            // Ends at a boundary of the maximum buffer size.
+            let b = 1 + rng.below(blocks - 1);
+            b * bs.bytes() - 8 * len
+        } else {
+            (0x2000 + rng.below(size - 0x2000 - 8 * len)) & !0xF
+        };
+        origins.push(origin & !0xF);
+    }
+    let mut entries = vec![];
+    for &o in &origins {
+        let len = 1 + rng.below(8);
+        for i in 0..len {
+            let at = o + 8 * i;
+            if at + 8 > size {
+                break;
+            }
+            let last = i + 1 == len;
+            let link = if last {
+                rng.percent(90)
+            } else {
+                rng.percent(10)
+            };
+            let v = if link {
+                let t = origins[rng.below(origins.len() as u64) as usize];
+                if rng.percent(10) {
+                    table_link(t + 8 * rng.below(3)) // maybe at a link, maybe mid table
+                } else {
+                    table_link(t)
+                }
+            } else {
+                block_link(block(rng)) | (rng.below(2) << 3) // ignored bits set sometimes
+            };
+            st.write_u64(AbsAddr(at), v).unwrap();
+            entries.push(at);
+        }
+    }
+    (st, entries)
+}
+
+#[test]
+fn randomized_layouts_each_sample_ends_one_way_and_writes_only_what_it_may() {
+    let mut rng = Lcg(0x5EED_CAFE_F00D_0001);
+    let mut seen = Seen::default();
+    let mut m = model();
+    for iteration in 0..160 {
+        let bs = BufferSize::from_s(rng.percent(15));
+        let (st, entries) = random_layout(&mut rng, bs);
+        let size = st.size();
+        m.stcke_timestamps = rng.percent(50);
+        let (basic, diag) = match rng.below(3) {
+            0 => (true, false),
+            1 => (false, true),
+            _ => (true, true),
+        };
+        let esize = u64::from(if basic { m.bsdes } else { 0 } + if diag { m.dsdes } else { 0 });
+        let tear = if rng.percent(90) {
+            entries[rng.below(entries.len() as u64) as usize]
+        } else {
+            rng.below(size + 0x1000)
+        };
+        let origin = rng.below(size / bs.bytes() + 1) * bs.bytes();
+        let off = if rng.percent(60) {
+            bs.trailer_offset().saturating_sub(rng.below(4 * esize))
+        } else {
+            rng.below(bs.bytes())
+        };
+        let off = if rng.percent(80) { off & !7 } else { off };
+        let s = active(&m, bs.s(), basic, diag, tear, origin + off);
+        let samples = if bs.s() { 12 } else { 40 };
+        for k in 0..samples {
+            let what = format!("iteration {iteration} sample {k}");
+            // The program frees the current block now and then (CDSG: F = 0, count 0).
+            if rng.percent(15) {
+                if let Ok(slot) = Dear(s.dear()).check(bs) {
+                    let _ = st.update16(slot.trailer, &mut linux_cdsg_reset);
+                }
+            }
+            let before = st.snapshot();
+            let dear0 = Dear(s.dear());
+            let was_active = s.any_active();
+            let v = view(rng.word());
+            let pp = rng.word();
+            if rng.percent(10) {
+                // Intervals the host missed: only the current trailer's count may change.
+                let n = rng.below(3);
+                s.count_lost(&st, n);
+                let allowed: Vec<(u64, u64)> = match dear0.check(bs) {
+                    Ok(slot) if was_active => vec![(slot.trailer.0 + 8, slot.trailer.0 + 16)],
+                    _ => vec![],
+                };
+                assert_changes_within(&before, &st.snapshot(), &allowed);
+                continue;
+            }
+            let out = s.take_sample(&m, &st, &v, pp);
+            let after = st.snapshot();
+            if !was_active {
+                assert_eq!(out, SampleOutcome::default(), "{what}");
+                assert!(before == after, "{what}: inactive functions store nothing");
+                continue;
+            }
+            // Exactly one way: stored, counted as overflow, or ended by an alert.
+            let fatal = out
+                .alerts
+                .intersects(AlertBits::INVALID_ENTRY_ADDRESS | AlertBits::INCORRECT_SDBT_ENTRY);
+            let ways = u32::from(out.stored) + u32::from(out.overflowed) + u32::from(fatal);
+            assert_eq!(ways, 1, "{what}: {out:?}");
+            assert_eq!(
+                s.any_active(),
+                !fatal,
+                "{what}: alerts make the functions inactive"
+            );
+            assert!(s.any_enabled(), "{what}");
+            let dear1 = Dear(s.dear());
+            // What may change: the stored entry and bytes 0-31 of the trailers of the block
+            // DEAR was in and of the block it moved to.
+            let mut allowed = vec![];
+            for d in [dear0, dear1] {
+                if let Ok(slot) = d.check(bs) {
+                    allowed.push((slot.trailer.0, slot.trailer.0 + 32));
+                }
+            }
+            if out.stored {
+                let at = dear1.0 - esize;
+                allowed.push((at, dear1.0));
+                let expect = super::entry::data_entry(&m, &v, basic, diag, pp, true);
+                assert_eq!(&after[at as usize..dear1.0 as usize], &expect[..], "{what}");
+                seen.stored += 1;
+            }
+            assert_changes_within(&before, &after, &allowed);
+            assert!(before[..8192] == after[..8192], "{what}: low 8 KB changed");
+            if dear1.block_origin(bs) != dear0.block_origin(bs) {
+                // A new block is one the current SDBT entry designates.
+                seen.new_block += 1;
+                let e = SdbtEntry::decode(
+                    u64::from_be_bytes(
+                        after[s.tear() as usize..s.tear() as usize + 8]
+                            .try_into()
+                            .unwrap(),
+                    ),
+                    bs,
+                );
+                assert_eq!(
+                    e,
+                    SdbtEntry::BlockLink {
+                        sdb: dear1.block_origin(bs)
+                    },
+                    "{what}"
+                );
+            }
+            if out.overflowed {
+                let slot = dear1.check(bs).unwrap();
+                let t = slot.trailer.0 as usize;
+                let old = TrailerHeader::decode(&before[t..t + 16].try_into().unwrap());
+                let new = TrailerHeader::decode(&after[t..t + 16].try_into().unwrap());
+                assert!(new.flags.contains(TrailerFlags::F), "{what}");
+                assert_eq!(new.overflow, old.overflow.wrapping_add(1), "{what}");
+                seen.overflowed += 1;
+            }
+            if out.alerts.contains(AlertBits::PROGRAM_REQUEST) {
+                // The block DEAR was in became full with A = 1.
+                let t = dear0.check(bs).unwrap().trailer.0 as usize;
+                let h = TrailerHeader::decode(&after[t..t + 16].try_into().unwrap());
+                assert!(
+                    h.flags.contains(TrailerFlags::F | TrailerFlags::A),
+                    "{what}"
+                );
+                assert_eq!(h.flags.contains(TrailerFlags::T), m.stcke_timestamps);
+                seen.pra += 1;
+            }
+            seen.iea += u32::from(out.alerts.contains(AlertBits::INVALID_ENTRY_ADDRESS));
+            seen.ise += u32::from(out.alerts.contains(AlertBits::INCORRECT_SDBT_ENTRY));
+        }
+    }
+    // The layouts reach every outcome.
+    assert!(
+        seen.stored > 100
+            && seen.overflowed > 10
+            && seen.iea > 10
+            && seen.ise > 3
+            && seen.pra > 10
+            && seen.new_block > 10,
+        "{seen:?}"
+    );
 }
