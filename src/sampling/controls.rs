@@ -149,15 +149,28 @@ pub struct LsctlRequest {
     pub dear: Dear,
 }
 
+bitflags! {
+    /// Doubleword 0 of the LSCTL request block (Figure 2-26), bit n (MSB-0) = 1 << (63 - n).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    pub struct LsctlBits: u64 {
+        /// Bit 0, S: maximum-buffer-size indicator.
+        const S = 1 << 63;
+        /// Bit 1, H: host indicator.
+        const H = 1 << 62;
+        /// Bit 54, E_s.
+        const ES = 1 << (63 - 54);
+        /// Bit 55, E_d.
+        const ED = 1 << (63 - 55);
+        /// Bit 62, C_s.
+        const CS = 1 << (63 - 62);
+        /// Bit 63, C_d.
+        const CD = 1;
+    }
+}
+
 impl LsctlRequest {
-    const S: u64 = 1 << 63;
-    const H: u64 = 1 << 62;
-    const ES: u64 = 1 << (63 - 54);
-    const ED: u64 = 1 << (63 - 55);
-    const CS: u64 = 1 << (63 - 62);
-    const CD: u64 = 1; // bit 63
     /// Bits 2-53 and 56-61 "must be zeros; otherwise, a specification exception is recognized".
-    pub const RESERVED: u64 = !(Self::S | Self::H | Self::ES | Self::ED | Self::CS | Self::CD);
+    pub const RESERVED: u64 = !LsctlBits::all().bits();
 
     /// Decode the request block; bytes 32-63 are ignored.
     pub fn decode(b: &[u8; 64]) -> Result<LsctlRequest, ProgramException> {
@@ -166,17 +179,14 @@ impl LsctlRequest {
             x.copy_from_slice(&b[k..k + 8]);
             u64::from_be_bytes(x)
         };
-        let w0 = d(0);
-        if w0 & Self::RESERVED != 0 {
-            return Err(ProgramException::Specification);
-        }
+        let w0 = LsctlBits::from_bits(d(0)).ok_or(ProgramException::Specification)?;
         Ok(LsctlRequest {
-            s: w0 & Self::S != 0,
-            h: w0 & Self::H != 0,
-            es: w0 & Self::ES != 0,
-            ed: w0 & Self::ED != 0,
-            cs: w0 & Self::CS != 0,
-            cd: w0 & Self::CD != 0,
+            s: w0.contains(LsctlBits::S),
+            h: w0.contains(LsctlBits::H),
+            es: w0.contains(LsctlBits::ES),
+            ed: w0.contains(LsctlBits::ED),
+            cs: w0.contains(LsctlBits::CS),
+            cd: w0.contains(LsctlBits::CD),
             interval: d(8),
             tear: Tear(d(16)),
             dear: Dear(d(24)),
@@ -185,21 +195,15 @@ impl LsctlRequest {
 
     /// Encode the request block (bytes 32-63 zero, as programming note 2 asks).
     pub fn encode(&self) -> [u8; 64] {
-        let mut w0 = 0u64;
-        for (on, bit) in [
-            (self.s, Self::S),
-            (self.h, Self::H),
-            (self.es, Self::ES),
-            (self.ed, Self::ED),
-            (self.cs, Self::CS),
-            (self.cd, Self::CD),
-        ] {
-            if on {
-                w0 |= bit;
-            }
-        }
+        let mut w0 = LsctlBits::empty();
+        w0.set(LsctlBits::S, self.s);
+        w0.set(LsctlBits::H, self.h);
+        w0.set(LsctlBits::ES, self.es);
+        w0.set(LsctlBits::ED, self.ed);
+        w0.set(LsctlBits::CS, self.cs);
+        w0.set(LsctlBits::CD, self.cd);
         let mut b = [0u8; 64];
-        b[0..8].copy_from_slice(&w0.to_be_bytes());
+        b[0..8].copy_from_slice(&w0.bits().to_be_bytes());
         b[8..16].copy_from_slice(&self.interval.to_be_bytes());
         b[16..24].copy_from_slice(&self.tear.0.to_be_bytes());
         b[24..32].copy_from_slice(&self.dear.0.to_be_bytes());
@@ -216,6 +220,36 @@ impl LsctlRequest {
         c
     }
 }
+
+bitflags! {
+    /// Bytes 0-3 of the QSI information block (Figure 2-28): the sampling state controls, bit n
+    /// (MSB-0) = 1 << (31 - n).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    pub struct QsiStateBits: u32 {
+        /// Bit 14, A_s.
+        const AS = 1 << (31 - 14);
+        /// Bit 15, A_d.
+        const AD = 1 << (31 - 15);
+        /// Bit 22, E_s.
+        const ES = 1 << (31 - 22);
+        /// Bit 23, E_d.
+        const ED = 1 << (31 - 23);
+        /// Bit 30, C_s.
+        const CS = 1 << (31 - 30);
+        /// Bit 31, C_d.
+        const CD = 1;
+    }
+}
+
+/// The pairs of state-control bits: the emulator's register, the QSI word.
+const QSI_STATE: [(SamplingControls, QsiStateBits); 6] = [
+    (SamplingControls::AS, QsiStateBits::AS),
+    (SamplingControls::AD, QsiStateBits::AD),
+    (SamplingControls::ES, QsiStateBits::ES),
+    (SamplingControls::ED, QsiStateBits::ED),
+    (SamplingControls::CS, QsiStateBits::CS),
+    (SamplingControls::CD, QsiStateBits::CD),
+];
 
 /// The QUERY SAMPLING INFORMATION information block (Figure 2-28; layout in
 /// cpumf-clients.md §1). Reserved fields are stored as zeros.
@@ -244,12 +278,12 @@ pub struct QsiBlock {
 impl QsiBlock {
     /// Encode the 64-byte information block.
     pub fn encode(&self) -> [u8; 64] {
-        let c = self.controls;
-        let bit = |f: SamplingControls, v: u8| if c.contains(f) { v } else { 0 };
+        let mut w = QsiStateBits::empty();
+        for (c, q) in QSI_STATE {
+            w.set(q, self.controls.contains(c));
+        }
         let mut b = [0u8; 64];
-        b[1] = bit(SamplingControls::AS, 0x02) | bit(SamplingControls::AD, 0x01);
-        b[2] = bit(SamplingControls::ES, 0x02) | bit(SamplingControls::ED, 0x01);
-        b[3] = bit(SamplingControls::CS, 0x02) | bit(SamplingControls::CD, 0x01);
+        b[0..4].copy_from_slice(&w.bits().to_be_bytes());
         b[4..6].copy_from_slice(&self.bsdes.to_be_bytes());
         b[6..8].copy_from_slice(&self.dsdes.to_be_bytes());
         b[8..16].copy_from_slice(&self.min_interval.to_be_bytes());
@@ -268,13 +302,11 @@ impl QsiBlock {
             x.copy_from_slice(&b[k..k + 8]);
             u64::from_be_bytes(x)
         };
+        let w = QsiStateBits::from_bits_retain(u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
         let mut c = SamplingControls::empty();
-        c.set(SamplingControls::AS, b[1] & 0x02 != 0);
-        c.set(SamplingControls::AD, b[1] & 0x01 != 0);
-        c.set(SamplingControls::ES, b[2] & 0x02 != 0);
-        c.set(SamplingControls::ED, b[2] & 0x01 != 0);
-        c.set(SamplingControls::CS, b[3] & 0x02 != 0);
-        c.set(SamplingControls::CD, b[3] & 0x01 != 0);
+        for (sc, q) in QSI_STATE {
+            c.set(sc, w.contains(q));
+        }
         QsiBlock {
             controls: c,
             bsdes: u16::from_be_bytes([b[4], b[5]]),

@@ -27,7 +27,8 @@ pub use buffer::{
     TrailerFlags, TrailerHeader, TRAILER_SIZE,
 };
 pub use controls::{
-    FunctionState, LsctlOutcome, LsctlRequest, QsiBlock, SamplingControls, SamplingFunction,
+    FunctionState, LsctlBits, LsctlOutcome, LsctlRequest, QsiBlock, QsiStateBits, SamplingControls,
+    SamplingFunction,
 };
 pub use entry::{basic_entry_bytes, diagnostic_entry_bytes, Bsde, Dsde, BSDE_FORMAT, DSDE_FORMAT};
 pub use update::{SampleOutcome, UpdateError};
