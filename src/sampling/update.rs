@@ -271,3 +271,83 @@ enum Step {
     /// Step 3: the block became full (F set); `alert` is its alert-request control.
     Three { alert: bool },
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::MemStorage;
+
+    fn setup(tear: u64, dear: u64, entries: &[(u64, u64)]) -> (CpuSampling, MemStorage) {
+        let m = MachineModel::for_machine_type(0x2097);
+        let st = MemStorage::new(0x100000);
+        for &(at, v) in entries {
+            st.write_u64(AbsAddr(at), v).unwrap();
+        }
+        let s = CpuSampling::new();
+        s.set_authorization(true, false);
+        let r = super::super::LsctlRequest {
+            es: true,
+            cs: true,
+            interval: m.min_sampling_interval,
+            tear: Tear(tear),
+            dear: Dear(dear),
+            ..Default::default()
+        };
+        s.lsctl(&m, &r.encode()).unwrap();
+        (s, st)
+    }
+
+    fn run(tear: u64, dear: u64, entries: &[(u64, u64)]) -> Result<(), UpdateError> {
+        let m = MachineModel::for_machine_type(0x2097);
+        let (s, st) = setup(tear, dear, entries);
+        let mut out = SampleOutcome::default();
+        s.update(&m, &st, &[0x00, 0x01], BufferSize::K4, 0, &mut out)
+    }
+
+    #[test]
+    fn each_alert_names_its_rule() {
+        use IncorrectEntry::*;
+        use InvalidAddress::*;
+        let iea = |addr, why| Err(UpdateError::InvalidEntryAddress { addr, why });
+        let ise = |addr, why| Err(UpdateError::IncorrectSdbtEntry { addr, why });
+        let link = |t: u64| t | 1;
+        assert_eq!(run(0x10000, 0x1FF8, &[]), iea(0x1FF8, LowStorage));
+        assert_eq!(run(0x10000, 0x20FC1, &[]), iea(0x20FC1, InsideTrailer));
+        assert_eq!(run(0x10000, 0x100000, &[]), iea(0x100FC0, NotAvailable));
+        // Block full (DEAR at the trailer), then the next SDBT entry or what it designates.
+        assert_eq!(run(0x1FF0, 0x20FC0, &[]), iea(0x1FF8, LowStorage));
+        assert_eq!(run(0xFFFF8, 0x20FC0, &[]), iea(0x100000, NotAvailable));
+        assert_eq!(
+            run(0x10000, 0x20FC0, &[(0x10008, 0x1000)]),
+            iea(0x1000, LowStorage)
+        );
+        assert_eq!(
+            run(
+                0x10000,
+                0x20FC0,
+                &[(0x10008, link(0x12000)), (0x12000, link(0x10000))]
+            ),
+            ise(0x10008, LinkToLink)
+        );
+        assert_eq!(
+            run(0x10FF0, 0x20FC0, &[(0x10FF8, 0x21000)]),
+            ise(0x10FF8, LastIsBlockLink)
+        );
+        assert_eq!(
+            UpdateError::InvalidEntryAddress {
+                addr: 0x1FF8,
+                why: LowStorage
+            }
+            .to_string(),
+            "invalid entry address 0x1ff8: in the range 0-8191"
+        );
+        assert_eq!(
+            UpdateError::IncorrectSdbtEntry {
+                addr: 8,
+                why: LinkToLink
+            }
+            .alert(),
+            AlertBits::INCORRECT_SDBT_ENTRY
+        );
+    }
+}
