@@ -1,0 +1,88 @@
+//! What CPU reset and initial CPU reset do to the counter facility, seen by the guest
+//! (SA23-2260): "Local Counter-Set-State Control Register" (except for the authorization
+//! controls, cleared by initial CPU reset and clear reset; activation controls also cleared
+//! by CPU reset), Figure 2-2 note 1 (initial CPU reset disables every CPU counter set and
+//! clears its counters), "CPU Counter Sets" (counters count only while active) and
+//! "Measurement Alert" (a pending request is cleared by CPU reset).
+//!
+//! The resets come from SIGNAL PROCESSOR (CPU reset 0C, initial CPU reset 0B, from another
+//! CPU) and from Hercules' manual controls: `sysreset` is system-reset-normal, a CPU reset
+//! of every CPU; `sysclear` is a clear reset, an initial CPU reset of every CPU
+//! (z/Architecture Principles of Operation, "Resets").
+mod common;
+use common::*;
+
+#[test]
+fn sigp_cpu_reset_and_initial_cpu_reset() {
+    let cfg = Config {
+        numcpu: 2,
+        start_all: true,
+        config: vec!["DIAG8CMD ENABLE".into()],
+        timeout: 40,
+        ..Config::default()
+    };
+    let out = run("ctr_sigp_reset", &cfg);
+    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+    // SIGP in the problem state: privileged operation; the reset is not performed (round A
+    // below would find the sets disabled otherwise).
+    assert_eq!(out.program_checks(), vec![2], "{}", out.log);
+    assert_eq!((out.u32(0x310c) >> 28) & 3, 0, "SIGP CPU reset accepted");
+    assert_eq!(
+        (out.u32(0x3110) >> 28) & 3,
+        0,
+        "SIGP initial CPU reset accepted"
+    );
+    for setup in [0x3120, 0x3128] {
+        assert_eq!(
+            out.bytes(setup, 3),
+            [0, 0, 0],
+            "LCCTL, SCCTR, SCCTR at {setup:#x}"
+        );
+    }
+
+    // Round A, CPU reset: the sets are enabled but no longer active (authorizations by
+    // external means untouched), the counters keep their contents and no longer count.
+    let a = 0x3000;
+    assert_eq!(out.u16(a + 2), 0x800F, "authorization kept\n{}", out.log);
+    assert_eq!(out.u16(a + 4), 0x000F, "enable controls kept");
+    assert_eq!(
+        out.u16(a + 6),
+        0x0000,
+        "activation controls cleared by CPU reset"
+    );
+    assert_eq!(
+        out.bytes(a + 0x60, 4),
+        [0, 0, 0, 0],
+        "ECCTR condition codes"
+    );
+    assert_eq!(out.u64(a + 0x40), 0x1111, "extended counter 128 kept");
+    assert_eq!(out.u64(a + 0x48), 0x2222, "crypto counter 64 kept");
+    let (i1, i2) = (out.u64(a + 0x50), out.u64(a + 0x58));
+    assert!(i1 > 0, "instructions counted while active are kept");
+    assert_eq!(i1, i2, "an inactive set does not count");
+    assert_eq!(
+        out.u64(a + 0x68),
+        0,
+        "the alert pending before the CPU reset was cleared by it"
+    );
+
+    // Round B, initial CPU reset: every CPU counter set disabled (only the authorizations
+    // remain), so no counter is available.
+    let b = 0x3080;
+    assert_eq!(out.u16(b + 2), 0x800F, "authorization kept");
+    assert_eq!(
+        out.u16(b + 4),
+        0,
+        "enable controls cleared by initial CPU reset"
+    );
+    assert_eq!(out.u16(b + 6), 0, "activation controls cleared");
+    assert_eq!(out.bytes(b + 0x60, 4), [3, 3, 3, 3], "disabled: cc 3");
+    assert_eq!(out.u64(b + 0x68), 0, "the pending alert was cleared");
+    // Enabled again: the counters were cleared.
+    assert_eq!(out.bytes(0x3150, 2), [0, 0]);
+    assert_eq!(out.u64(0x3140), 0, "extended counter 128 cleared");
+    assert_eq!(out.u64(0x3148), 0, "crypto counter 64 cleared");
+    // Control: the same alert, made pending while the CPU is enabled for it, is presented.
+    assert_eq!(out.u64(0x3158), 1, "{}", out.log);
+    assert_eq!(out.external_interruptions(), vec![(0x1407, 0x0000_0080)]);
+}
