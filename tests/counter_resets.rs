@@ -86,3 +86,65 @@ fn sigp_cpu_reset_and_initial_cpu_reset() {
     assert_eq!(out.u64(0x3158), 1, "{}", out.log);
     assert_eq!(out.external_interruptions(), vec![(0x1407, 0x0000_0080)]);
 }
+
+/// Round 1 of `ctr_sysreset`, then `reset` (with `reload` commands after it) and round 2.
+fn manual_reset(reset: &str, reload: bool) -> Outcome {
+    let dir = scratch(&format!("ctr_{reset}"));
+    let bin = assemble("ctr_sysreset", &dir);
+    // A CPU in a disabled wait is still in the operating state; Hercules performs a reset
+    // only when every CPU is stopped (stopall is asynchronous).
+    let mut after = vec!["stopall".into(), "pause 1".into(), reset.into()];
+    if reload {
+        after.push(format!("loadcore {} 0", bin.display()));
+        after.push("r 33f0=00000001".into());
+    }
+    // Round 2 spins about 0.1 s of CPU time; the machine may be busy.
+    after.extend(["restart".into(), "pause 5".into(), "hcpumf status".into()]);
+    let cfg = Config {
+        config: vec!["DIAG8CMD ENABLE".into()],
+        after,
+        timeout: 40,
+        ..Config::default()
+    };
+    let out = run_binary(&bin, &dir, &cfg);
+    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+    assert_eq!(out.program_checks(), Vec::<u16>::new(), "{}", out.log);
+    assert_eq!(out.u32(0x3200), 1, "round 2 ran to its end\n{}", out.log);
+    out
+}
+
+#[test]
+fn sysreset_is_a_cpu_reset() {
+    let out = manual_reset("sysreset", false);
+    assert_eq!(out.bytes(0x3000, 2), [0, 0], "round 1: LCCTL, SCCTR");
+    // CPU reset: activation controls cleared, enable controls and counters kept.
+    assert_eq!(out.u16(0x3102), 0x800F, "authorization kept\n{}", out.log);
+    assert_eq!(
+        out.u16(0x3104),
+        0x000F,
+        "enable controls kept (not an initial reset)"
+    );
+    assert_eq!(out.u16(0x3106), 0, "activation controls cleared");
+    assert_eq!(out.bytes(0x3160, 4), [0, 0, 0, 0]);
+    assert_eq!(out.u64(0x3140), 0x1111, "extended counter 128 kept");
+    assert!(out.u64(0x3150) > 0, "instructions counted in round 1 kept");
+    assert_eq!(out.u64(0x3150), out.u64(0x3158), "inactive: not counting");
+    assert_eq!(out.u64(0x3168), 0, "pending alert cleared by CPU reset");
+    assert_eq!(out.u64(0x3170), 0x1111, "enabling an enabled set keeps it");
+}
+
+#[test]
+fn sysclear_is_an_initial_cpu_reset() {
+    let out = manual_reset("sysclear", true);
+    // Clear reset: initial CPU reset, every CPU counter set disabled and cleared.
+    assert_eq!(out.u16(0x3102), 0x800F, "authorization kept\n{}", out.log);
+    assert_eq!(out.u16(0x3104), 0, "enable controls cleared");
+    assert_eq!(out.u16(0x3106), 0, "activation controls cleared");
+    assert_eq!(
+        out.bytes(0x3160, 4),
+        [3, 3, 3, 0],
+        "disabled: cc 3; enabled again: cc 0"
+    );
+    assert_eq!(out.u64(0x3168), 0, "pending alert cleared");
+    assert_eq!(out.u64(0x3170), 0, "counter 128 cleared");
+}
