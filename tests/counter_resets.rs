@@ -148,3 +148,64 @@ fn sysclear_is_an_initial_cpu_reset() {
     assert_eq!(out.u64(0x3168), 0, "pending alert cleared");
     assert_eq!(out.u64(0x3170), 0, "counter 128 cleared");
 }
+
+/// The basic-set state `hcpumf status` reported for `cpu` the `nth` time.
+fn basic_state(log: &str, cpu: u16, nth: usize) -> &str {
+    let tag = format!("HHCMF021I CPU{cpu:04X}");
+    let line = log
+        .lines()
+        .filter(|l| l.contains(&tag))
+        .nth(nth)
+        .unwrap_or_else(|| panic!("no status line {nth} for CPU {cpu}:\n{log}"));
+    let s = line.split("BASIC=").nth(1).unwrap_or("");
+    s.split_whitespace().next().unwrap_or("")
+}
+
+/// Load-normal (`ipl`) is an initial CPU reset of the IPL CPU and a CPU reset of the
+/// others; load-clear (`iplc`) a clear reset, an initial CPU reset of every CPU (Principles
+/// of Operation, "Initial Program Loading" and "Resets"; SA23-2260: only initial CPU reset
+/// and clear reset disable the counter sets, CPU reset deactivates them). Hercules IPLs
+/// through the service processor ("ipl file.ins") a program that loops.
+#[test]
+fn ipl_resets_the_ipl_cpu_initially_and_the_others_normally() {
+    let dir = scratch("ctr_ipl");
+    // ESA/390 IPL PSW (a z/Architecture load starts in ESA/390 mode) to a J * at 0x200.
+    let mut image = vec![0u8; 0x204];
+    image[..8].copy_from_slice(&[0x00, 0x08, 0x00, 0x00, 0x80, 0x00, 0x02, 0x00]);
+    image[0x200..].copy_from_slice(&[0xA7, 0xF4, 0x00, 0x00]);
+    std::fs::write(dir.join("loop.bin"), image).expect("image");
+    std::fs::write(dir.join("loop.ins"), "loop.bin 0x0\n").expect("ins");
+    let ins = dir.join("loop.ins");
+    let bin = assemble("ctr_ipl", &dir);
+    let cfg = Config {
+        numcpu: 2,
+        start_all: true,
+        after: vec![
+            "hcpumf status".into(),
+            "stopall".into(),
+            "pause 1".into(),
+            format!("ipl {}", ins.display()),
+            "pause 1".into(),
+            "hcpumf status".into(),
+            "stopall".into(),
+            "pause 1".into(),
+            format!("iplc {}", ins.display()),
+            "pause 1".into(),
+            "hcpumf status".into(),
+        ],
+        show: vec![],
+        timeout: 40,
+        ..Config::default()
+    };
+    let out = run_binary(&bin, &dir, &cfg);
+    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+    for cpu in 0..2 {
+        assert_eq!(basic_state(&out.log, cpu, 0), "active", "{}", out.log);
+    }
+    // ipl through CPU 0: CPU 0 initial CPU reset, CPU 1 CPU reset.
+    assert_eq!(basic_state(&out.log, 0, 1), "disabled", "{}", out.log);
+    assert_eq!(basic_state(&out.log, 1, 1), "inactive", "{}", out.log);
+    // iplc: every CPU initial CPU reset (CPU 1 was still enabled).
+    assert_eq!(basic_state(&out.log, 0, 2), "disabled", "{}", out.log);
+    assert_eq!(basic_state(&out.log, 1, 2), "disabled", "{}", out.log);
+}
