@@ -24,9 +24,10 @@ struct Case {
     rule: String,
 }
 
-/// The `CASE` lines of the guest source.
-fn cases() -> Vec<Case> {
-    let src = std::fs::read_to_string(root().join("tests/guest/ctr_script.s")).expect("guest");
+/// The `CASE` lines of the guest source `tests/guest/<name>.s`.
+fn cases(name: &str) -> Vec<Case> {
+    let src = std::fs::read_to_string(root().join(format!("tests/guest/{name}.s")))
+        .expect("guest source");
     let mut v = Vec::new();
     for line in src.lines() {
         let Some(rest) = line.trim_start().strip_prefix("CASE ") else {
@@ -51,21 +52,23 @@ fn cases() -> Vec<Case> {
     v
 }
 
-#[test]
-fn counter_instructions_case_by_case() {
-    let cases = cases();
+/// Run script `name` and check every case against its CASE line.
+fn run_script(name: &str, cpumodel: &'static str, extra_show: &[(u64, u64)]) -> Outcome {
+    let cases = cases(name);
     for (i, c) in cases.iter().enumerate() {
         assert_eq!(c.n, i as u64 + 1, "cases are numbered 1, 2, ... in order");
     }
     let mut show = Config::default().show;
-    show.extend([(0x4000, 0x700), (0x3ff_ffe0, 0x20), (0x5000, 0x40)]);
+    show.push((0x4000, 4 * (cases.len() as u64 + 1)));
+    show.extend_from_slice(extra_show);
     let cfg = Config {
+        cpumodel,
         config: vec!["DIAG8CMD ENABLE".into()],
         show,
         timeout: 40,
         ..Config::default()
     };
-    let out = run("ctr_script", &cfg);
+    let out = run(name, &cfg);
     assert_eq!(out.wait_code(), Some(0), "{}", out.log);
     assert_eq!(
         out.u32(0x33f0) as usize,
@@ -89,7 +92,19 @@ fn counter_instructions_case_by_case() {
             ));
         }
     }
-    assert!(wrong.is_empty(), "\n{}\n", wrong.join("\n"));
+    assert!(wrong.is_empty(), "{name}:\n{}\n", wrong.join("\n"));
+    out
+}
+
+const EE: u64 = 0xEEEE_EEEE_EEEE_EEEE;
+
+#[test]
+fn counter_instructions_case_by_case() {
+    let out = run_script(
+        "ctr_script",
+        "2097",
+        &[(0x4400, 0x300), (0x3ff_ffe0, 0x20), (0x5000, 0x40)],
+    );
 
     // QCTRI (Figure 2-27): CFVN 1, B P C E and the coprocessor group authorized, nothing
     // enabled or active, maximum CPU address 7, CSVN 1, maximum group address 0; the
@@ -159,7 +174,7 @@ fn counter_instructions_case_by_case() {
     assert_eq!(out.u64(0x31e0), 0x66, "ECPGA cc 3 leaves R1 unchanged");
 
     // STCCTM stores (areas preset to 0xEE).
-    let ee = 0xEEEE_EEEE_EEEE_EEEE;
+    let ee = EE;
     assert_eq!(out.u64(0x4410), 0x22, "basic counter 2");
     assert_eq!(out.u64(0x4418), 0x33);
     assert_eq!(out.u64(0x4420), 0x44);
@@ -193,4 +208,37 @@ fn counter_instructions_case_by_case() {
             "cc 3 / exceptions: nothing stored"
         );
     }
+}
+
+/// CFVN 3 / CSVN 6 (z15): 2 problem-state counters, 20 crypto, 160 extended; LCCTL bits
+/// 42/58 ignored, 43/59 specification.
+#[test]
+fn counter_version_rules_z15() {
+    let out = run_script("ctr_script_z15", "8561", &[(0x4400, 0x700)]);
+    let q = out.bytes(0x3000, 16);
+    assert_eq!(
+        q[..4],
+        [0, 3, 0x80, 0x0F],
+        "CFVN 3; B P C E and the group authorized"
+    );
+    assert_eq!(q[10..12], [0, 6], "CSVN 6");
+    assert_ne!(out.u64(0x4408), EE, "problem-state: 2 stored");
+    assert_eq!(out.u64(0x4410), EE, "problem-state: only 2 stored");
+    assert_ne!(out.u64(0x44d8), EE, "crypto: 20 stored");
+    assert_eq!(out.u64(0x44e0), EE, "crypto: only 20 stored");
+    assert_eq!(out.u64(0x4500 + 8 * 159), 0x287, "extended counter 287");
+    assert_eq!(out.u64(0x4a00), EE, "extended: only 160 stored");
+}
+
+/// CSVN 4 (z14): LCCTL bits 42, 43, 58 and 59 ignored; extended counters up to 255.
+#[test]
+fn counter_version_rules_z14() {
+    let out = run_script("ctr_script_z14", "3906", &[]);
+    let q = out.bytes(0x3000, 16);
+    assert_eq!(
+        q[..8],
+        [0, 1, 0x80, 0x0F, 0, 0x0F, 0, 0],
+        "enabled B P C E only"
+    );
+    assert_eq!(q[10..12], [0, 4], "CSVN 4");
 }
