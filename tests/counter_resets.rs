@@ -34,9 +34,9 @@ fn sigp_cpu_reset_and_initial_cpu_reset() {
     );
     for setup in [0x3120, 0x3128] {
         assert_eq!(
-            out.bytes(setup, 3),
-            [0, 0, 0],
-            "LCCTL, SCCTR, SCCTR at {setup:#x}"
+            out.bytes(setup, 4),
+            [0, 0, 0, 0],
+            "LCCTL, SCCTR, SCCTR, LSCTL at {setup:#x}"
         );
     }
 
@@ -66,6 +66,14 @@ fn sigp_cpu_reset_and_initial_cpu_reset() {
         "the alert pending before the CPU reset was cleared by it"
     );
 
+    // Sampling ("Sampling-Function-State Control Register" and its state transitions):
+    // CPU reset clears the activation control only; the function stays enabled with its
+    // TEAR and DEAR.
+    let qa = out.bytes(0x3180, 40);
+    assert_eq!(qa[2..4], [0x02, 0x00], "E_s kept, C_s cleared\n{}", out.log);
+    assert_eq!(out.u64(0x3180 + 24), 0x10000, "TEAR kept");
+    assert_eq!(out.u64(0x3180 + 32), 0x20000, "DEAR kept");
+
     // Round B, initial CPU reset: every CPU counter set disabled (only the authorizations
     // remain), so no counter is available.
     let b = 0x3080;
@@ -78,6 +86,11 @@ fn sigp_cpu_reset_and_initial_cpu_reset() {
     assert_eq!(out.u16(b + 6), 0, "activation controls cleared");
     assert_eq!(out.bytes(b + 0x60, 4), [3, 3, 3, 3], "disabled: cc 3");
     assert_eq!(out.u64(b + 0x68), 0, "the pending alert was cleared");
+    // Sampling disabled, its controls cleared (TEAR and DEAR read as zeros).
+    let qb = out.bytes(0x3200, 40);
+    assert_eq!(qb[2..4], [0, 0], "E_s and C_s cleared");
+    assert_eq!(out.u64(0x3200 + 24), 0, "TEAR");
+    assert_eq!(out.u64(0x3200 + 32), 0, "DEAR");
     // Enabled again: the counters were cleared.
     assert_eq!(out.bytes(0x3150, 2), [0, 0]);
     assert_eq!(out.u64(0x3140), 0, "extended counter 128 cleared");

@@ -4,6 +4,7 @@
 #
 # CPU 1 (setup): enables and activates the basic, problem-state, crypto and extended sets,
 # sets extended counter 128 to 0x1111 and crypto counter 64 to 0x2222, has the operator
+# enables basic sampling (active, at the maximum interval), has the operator
 # (DIAGNOSE 8: `hcpumf inject caca cpu=1`) make a counter-authorization-change alert pending
 # while its external mask is off, then spins until CPU 0 resets it. CPU 0 then restarts it
 # (SIGP restart, repeated while the reset is still under way) and CPU 1 checks its state
@@ -17,7 +18,8 @@
 #          codes (0xFF until stored), +0x68 external interruptions during the enabled spin)
 #   0x3100 CPU 1 setups done, 0x3104 phase, 0x3108 CPU 1 checks done,
 #   0x310C / 0x3110 SIGP CPU reset / initial CPU reset condition codes (IPM word)
-#   0x3120 / 0x3128 setup A / B condition codes: LCCTL, SCCTR 128, SCCTR 64
+#   0x3120 / 0x3128 setup A / B condition codes: LCCTL, SCCTR 128, SCCTR 64, LSCTL
+#   0x3180 / 0x3200 QSI after round A / B (sampling enabled and active in the setups)
 #   0x3140 after round B, enabled again: ECCTR 128, 0x3148 ECCTR 64, 0x3150/0x3151 ccs,
 #          0x3158 external interruptions after the control injection
         .include "lowcore.inc"
@@ -96,6 +98,11 @@ setup:  lcctl allsets-0x1000(%r12)
         lghi  %r6,0x2222
         scctr %r6,%r2
         CC    2(%r9)
+        # Basic sampling enabled and active at the maximum interval (no sample falls due).
+        qsi   0x300(%r13)
+        mvc   lsreq+8-0x1000(8,%r12),0x310(%r13)
+        lsctl lsreq-0x1000(%r12)
+        CC    3(%r9)
         bras  %r14,inject
         lghi  %r1,1
         laa   %r0,%r1,0x100(%r13)           # set up
@@ -139,8 +146,9 @@ checkb: la    %r9,0x80(%r13)
         laa   %r0,%r1,0x108(%r13)           # checked
         lpswe stop1-0x1000(%r12)
 
-# The state after a reset, into the area at R9.
+# The state after a reset, into the area at R9 (QSI at R9 + 0x180).
 check:  qctri 0(%r9)
+        qsi   0x180(%r9)
         lghi  %r2,128
         lghi  %r4,-1
         ecctr %r4,%r2
@@ -186,6 +194,8 @@ inject: larl  %r2,cmd
         br    %r14
 
         .align 8
+lsreq:  .quad 0x4000000000000202, 0, 0x10000, 0x20000     # H, E_s, C_s; interval from QSI
+        .quad 0, 0, 0, 0
 allsets: .quad 0x00000000000F000F
 enable: .quad 0x00000000000F0000
 svcpsw: .quad 0x0000000180000000, svcret
