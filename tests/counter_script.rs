@@ -173,6 +173,20 @@ fn counter_instructions_case_by_case() {
     );
     assert_eq!(out.u64(0x31e0), 0x66, "ECPGA cc 3 leaves R1 unchanged");
 
+    // A pending loss-of-CPU-counter-data request is cleared when no CPU counter set is
+    // enabled; a counter-authorization-change request is not (SA23-2260, Measurement Alert).
+    assert_eq!(
+        out.u64(0x3310),
+        1,
+        "the authorization change of the enabled problem-state set stayed pending"
+    );
+    assert_eq!(out.u64(0x3318), 0, "loss of counter data cleared");
+    assert_eq!(out.u64(0x3320), 1, "authorization change presented");
+    assert_eq!(
+        out.external_interruptions(),
+        vec![(0x1407, 0x0000_0080), (0x1407, 0x0000_0080)]
+    );
+
     // STCCTM stores (areas preset to 0xEE).
     let ee = EE;
     assert_eq!(out.u64(0x4410), 0x22, "basic counter 2");

@@ -8,7 +8,9 @@
 #   0x3000 QCTRI at start, 0x3041 QCTRI at an odd address, 0x30C0 QCTRI after the
 #          specification cases, 0x3100 QCTRI after the refused LCCTL, 0x3140 QCTRI with
 #          the coprocessor group unauthorized
-#   0x3180.. values (see the test), 0x33F0 number of the last case, 0x4000.. case records,
+#   0x3180.. values (see the test), 0x3300 scratch, 0x3310.. external interruptions
+#   taken in three enabled spins, 0x33F0 number of the last case,
+#   0x4000.. case records,
 #   0x4400..0x46FF STCCTM areas (preset to 0xEE), 0x5000 page of storage key 1,
 #   0x6000 page of storage key 1 with fetch protection.
         .include "script.inc"
@@ -483,39 +485,49 @@ start:  lghi  %r13,0x3000
         llilf %r2,0x10000
         ecctr %r4,%r2
         REC
+        CASE 102, "pic 0x02", "STCCTM M3 6 without CR0 bit 15: privileged operation first"
+        lghi  %r4,6
+        STCCTM %r4,6,0x1660(%r13)
+        REC
+        CASE 103, "pic 0x02", "STCCTM misaligned without CR0 bit 15: privileged operation first"
+        STCCTM %r4,1,0x1664(%r13)
+        REC
+        CASE 104, "pic 0x02", "STCCTM M3 9 without CR0 bit 15: privileged operation"
+        STCCTM %r4,9,0x1660(%r13)
+        REC
         SUP
 # ---- disabling clears, direct transitions ---------------------------------------------
-        CASE 102, "cc 0", "LCCTL disable every set (inactive -> disabled)"
+        CASE 105, "cc 0", "LCCTL disable every set (inactive -> disabled)"
         lcctl zero-0x1000(%r12)
         REC
-        CASE 103, "cc 3", "ECCTR 128 of the disabled set: not available"
+        CASE 106, "cc 3", "ECCTR 128 of the disabled set: not available"
         lghi  %r2,128
         ecctr %r4,%r2
         REC
-        CASE 104, "cc 3", "SCCTR 128 of the disabled set: not available"
+        CASE 107, "cc 3", "SCCTR 128 of the disabled set: not available"
         scctr %r4,%r2
         REC
-        CASE 105, "cc 3", "STCCTM of the disabled basic set: nothing stored"
+        CASE 108, "cc 3", "STCCTM of the disabled basic set: nothing stored"
         lghi  %r4,6
         STCCTM %r4,1,0x16c0(%r13)
         REC
-        CASE 106, "cc 0", "LCCTL enable again"
+        CASE 109, "cc 0", "LCCTL enable again"
         lcctl allinact-0x1000(%r12)
         REC
-        CASE 107, "cc 0", "ECCTR 128: cleared when the set was disabled"
+        CASE 110, "cc 0", "ECCTR 128: cleared when the set was disabled"
         lghi  %r2,128
         lghi  %r4,-1
         ecctr %r4,%r2
         REC
         stg   %r4,0x1b0(%r13)
-        CASE 108, "cc 0", "LCCTL disabled -> active directly"
+        CASE 111, "cc 0", "LCCTL disabled -> active directly"
         lcctl zero-0x1000(%r12)
         lcctl allact-0x1000(%r12)
         REC
-        CASE 109, "cc 0", "LCCTL active -> disabled directly"
+        CASE 112, "cc 0", "LCCTL active -> disabled directly"
         lcctl zero-0x1000(%r12)
         REC
-        CASE 110, "cc 3", "ECCTR 1 of the disabled basic set"
+        CASE 113, "cc 3", "ECCTR 1 of the disabled basic set"
         lghi  %r2,1
         ecctr %r4,%r2
         REC
@@ -525,159 +537,195 @@ start:  lghi  %r13,0x3000
         llilf %r6,0x4321
         scctr %r6,%r2
         OPER  "hcpumf auth counters=b,c,e,g cpu=0"
-        CASE 111, "cc 3", "ECCTR 32: problem-state set unauthorized"
+        CASE 114, "cc 3", "ECCTR 32: problem-state set unauthorized"
         lghi  %r2,32
         ecctr %r4,%r2
         REC
-        CASE 112, "cc 3", "LCCTL activating B, P, C, E with P unauthorized: nothing set"
+        CASE 115, "cc 3", "LCCTL activating B, P, C, E with P unauthorized: nothing set"
         lcctl allact-0x1000(%r12)
         REC
-        CASE 113, "cc 0", "ECCTR 128 after the refused LCCTL: still enabled, value kept"
+        CASE 116, "cc 0", "ECCTR 128 after the refused LCCTL: still enabled, value kept"
         lghi  %r2,128
         ecctr %r4,%r2
         REC
         stg   %r4,0x1e8(%r13)
         qctri 0x100(%r13)
-        CASE 114, "cc 3", "LCCTL enabling only the unauthorized P: controls not set"
+        CASE 117, "cc 3", "LCCTL enabling only the unauthorized P: controls not set"
         lcctl ponly-0x1000(%r12)
         REC
-        CASE 115, "cc 0", "LCCTL activating B, C, E with zeros for the unauthorized P: set"
+        CASE 118, "cc 0", "LCCTL activating B, C, E with zeros for the unauthorized P: set"
         lcctl bceact-0x1000(%r12)
         REC
-        CASE 116, "cc 3", "SCCTR 32: problem-state set unauthorized"
+        CASE 119, "cc 3", "SCCTR 32: problem-state set unauthorized"
         lghi  %r2,32
         scctr %r4,%r2
         REC
-        CASE 117, "cc 3", "STCCTM problem-state set unauthorized: nothing stored"
+        CASE 120, "cc 3", "STCCTM problem-state set unauthorized: nothing stored"
         lghi  %r4,6
         STCCTM %r4,2,0x16c0(%r13)
         REC
         OPER  "hcpumf auth counters=all cpu=0"
 # ---- LPCTL, EPCTR, SPCTR, ECPGA -------------------------------------------------------
-        CASE 118, "cc 0", "LPCTL zeros: disabled stays disabled"
+        CASE 121, "cc 0", "LPCTL zeros: disabled stays disabled"
         lpctl zero-0x1000(%r12)
         REC
-        CASE 119, "cc 3", "LPCTL activation without enable: no valid state"
+        CASE 122, "cc 3", "LPCTL activation without enable: no valid state"
         lpctl cgact-0x1000(%r12)
         REC
-        CASE 120, "cc 3", "EPCTR while the groups are disabled"
+        CASE 123, "cc 3", "EPCTR while the groups are disabled"
         lghi  %r2,5
         epctr %r4,%r2
         REC
-        CASE 121, "pic 0x06", "LPCTL bit 61 must be zero: specification"
+        CASE 124, "pic 0x06", "LPCTL bit 61 must be zero: specification"
         lpctl bit61-0x1000(%r12)
         REC
-        CASE 122, "pic 0x06", "LPCTL bit 0 must be zero: specification"
+        CASE 125, "pic 0x06", "LPCTL bit 0 must be zero: specification"
         lpctl bit0-0x1000(%r12)
         REC
-        CASE 123, "pic 0x05", "LPCTL operand beyond main storage: addressing"
+        CASE 126, "pic 0x05", "LPCTL operand beyond main storage: addressing"
         llilf %r2,0x7ffff000
         lpctl 0(%r2)
         REC
-        CASE 124, "pic 0x04", "LPCTL operand fetch-protected: protection"
+        CASE 127, "pic 0x04", "LPCTL operand fetch-protected: protection"
         spka  0x80
         llill %r2,0x6000
         lpctl 0(%r2)
         spka  0
         REC
-        CASE 125, "cc 0", "LPCTL enable (disabled -> inactive)"
+        CASE 128, "cc 0", "LPCTL enable (disabled -> inactive)"
         lpctl cgen-0x1000(%r12)
         REC
-        CASE 126, "cc 0", "SPCTR group 0 counter 5"
+        CASE 129, "cc 0", "SPCTR group 0 counter 5"
         lghi  %r2,5
         lghi  %r6,77
         spctr %r6,%r2
         REC
-        CASE 127, "cc 0", "EPCTR group 0 counter 5"
+        CASE 130, "cc 0", "EPCTR group 0 counter 5"
         lghi  %r4,-1
         epctr %r4,%r2
         REC
         stg   %r4,0x1c0(%r13)
-        CASE 128, "cc 3", "EPCTR counter 8: not installed"
+        CASE 131, "cc 3", "EPCTR counter 8: not installed"
         lghi  %r2,8
         epctr %r4,%r2
         REC
-        CASE 129, "cc 3", "EPCTR group 1: not installed"
+        CASE 132, "cc 3", "EPCTR group 1: not installed"
         lghi  %r2,0x105
         epctr %r4,%r2
         REC
-        CASE 130, "cc 3", "EPCTR group 0x8000 (R2 bit 40 is part of the group address)"
+        CASE 133, "cc 3", "EPCTR group 0x8000 (R2 bit 40 is part of the group address)"
         llilf %r2,0x800005
         epctr %r4,%r2
         REC
-        CASE 131, "pic 0x06", "EPCTR R2 bit 39 one: specification"
+        CASE 134, "pic 0x06", "EPCTR R2 bit 39 one: specification"
         llilf %r2,0x1000005
         epctr %r4,%r2
         REC
-        CASE 132, "cc 3", "SPCTR counter 8: not installed"
+        CASE 135, "cc 3", "SPCTR counter 8: not installed"
         lghi  %r2,8
         spctr %r6,%r2
         REC
-        CASE 133, "pic 0x06", "SPCTR R2 bit 0 one: specification"
+        CASE 136, "pic 0x06", "SPCTR R2 bit 0 one: specification"
         llihh %r2,0x8000
         spctr %r6,%r2
         REC
-        CASE 134, "cc 0", "LPCTL activate (inactive -> active)"
+        CASE 137, "cc 0", "LPCTL activate (inactive -> active)"
         lpctl cgon-0x1000(%r12)
         REC
         OPER  "hcpumf auth counters=b,p,c,e cpu=0"
-        CASE 135, "cc 3", "EPCTR with the groups unauthorized for this CPU"
+        CASE 138, "cc 3", "EPCTR with the groups unauthorized for this CPU"
         lghi  %r2,5
         epctr %r4,%r2
         REC
         qctri 0x140(%r13)
-        CASE 136, "cc 3", "LPCTL enable and activate while unauthorized: external control only"
+        CASE 139, "cc 3", "LPCTL enable and activate while unauthorized: external control only"
         lpctl cgon-0x1000(%r12)
         REC
-        CASE 137, "cc 0", "LPCTL zeros while unauthorized: same state, cc 0, nothing changes"
+        CASE 140, "cc 0", "LPCTL zeros while unauthorized: same state, cc 0, nothing changes"
         lpctl zero-0x1000(%r12)
         REC
         OPER  "hcpumf auth counters=all cpu=0"
-        CASE 138, "cc 0", "EPCTR 5 authorized again: counters not cleared by unauthorization"
+        CASE 141, "cc 0", "EPCTR 5 authorized again: counters not cleared by unauthorization"
         lghi  %r2,5
         lghi  %r4,-1
         epctr %r4,%r2
         REC
         stg   %r4,0x1d0(%r13)
-        CASE 139, "cc 0", "LPCTL disable (active -> disabled)"
+        CASE 142, "cc 0", "LPCTL disable (active -> disabled)"
         lpctl zero-0x1000(%r12)
         REC
-        CASE 140, "cc 3", "SPCTR while disabled"
+        CASE 143, "cc 3", "SPCTR while disabled"
         lghi  %r2,5
         spctr %r6,%r2
         REC
         lpctl cgen-0x1000(%r12)
-        CASE 141, "cc 0", "EPCTR 5 enabled again: cleared when disabled"
+        CASE 144, "cc 0", "EPCTR 5 enabled again: cleared when disabled"
         lghi  %r4,-1
         epctr %r4,%r2
         REC
         stg   %r4,0x1c8(%r13)
         lpctl zero-0x1000(%r12)
-        CASE 142, "cc 0", "ECPGA CPU 0"
+        CASE 145, "cc 0", "ECPGA CPU 0"
         lghi  %r2,0
         llihf %r4,0x12345678
         oilf  %r4,0x9abcdef0
         ecpga %r4,%r2
         REC
         stg   %r4,0x1d8(%r13)
-        CASE 143, "cc 0", "ECPGA CPU 7 (maximum CPU address)"
+        CASE 146, "cc 0", "ECPGA CPU 7 (maximum CPU address)"
         lghi  %r2,7
         ecpga %r4,%r2
         REC
-        CASE 144, "cc 3", "ECPGA CPU 8: not installed, R1 unchanged"
+        CASE 147, "cc 3", "ECPGA CPU 8: not installed, R1 unchanged"
         lghi  %r2,8
         lghi  %r4,0x66
         ecpga %r4,%r2
         REC
         stg   %r4,0x1e0(%r13)
-        CASE 145, "pic 0x06", "ECPGA R2 bit 47 one: specification"
+        CASE 148, "pic 0x06", "ECPGA R2 bit 47 one: specification"
         llilf %r2,0x10000
         ecpga %r4,%r2
         REC
-        CASE 146, "pic 0x06", "ECPGA R2 bit 0 one: specification"
+        CASE 149, "pic 0x06", "ECPGA R2 bit 0 one: specification"
         llihh %r2,0x8000
         ecpga %r4,%r2
         REC
-        mvhi  0x3f0(%r13),146
+# ---- pending alerts and the enable controls ("Measurement Alert") ----------------------
+        stctg %c0,%c0,0x308(%r13)
+        oi    0x30f(%r13),0x20                  # CR0 bit 58: measurement-alert subclass
+        lctlg %c0,%c0,0x308(%r13)
+        # Taking away the authorization of the enabled problem-state set above was a
+        # counter-authorization change; its request is still pending (not cleared by the
+        # disabling of every set since).
+        bras  %r14,extspin
+        stg   %r2,0x310(%r13)
+        lcctl allinact-0x1000(%r12)
+        OPER  "hcpumf inject lcda cpu=0"
+        CASE 150, "cc 0", "LCCTL disable every set: a pending loss of counter data is cleared"
+        lcctl zero-0x1000(%r12)
+        REC
+        bras  %r14,extspin
+        stg   %r2,0x318(%r13)
+        lcctl allinact-0x1000(%r12)
+        OPER  "hcpumf inject caca cpu=0"
+        CASE 151, "cc 0", "LCCTL disable every set: a pending authorization change stays"
+        lcctl zero-0x1000(%r12)
+        REC
+        bras  %r14,extspin
+        stg   %r2,0x320(%r13)
+        mvhi  0x3f0(%r13),151
         DONE
+
+# External interruptions taken in about 0.1 s with the external mask on, into R2.
+extspin: lg   %r5,0x3bf8
+        stosm 0x300(%r13),0x01
+        llilf %r6,30000000
+1:      lg    %r0,0x3bf8
+        cgr   %r0,%r5
+        jne   2f
+        brctg %r6,1b
+2:      stnsm 0x300(%r13),0xfe
+        lg    %r2,0x3bf8
+        sgr   %r2,%r5
+        br    %r14
 
