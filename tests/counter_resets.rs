@@ -123,6 +123,12 @@ fn manual_reset(reset: &str, reload: bool) -> Outcome {
     assert_eq!(out.wait_code(), Some(0), "{}", out.log);
     assert_eq!(out.program_checks(), Vec::<u16>::new(), "{}", out.log);
     assert_eq!(out.u32(0x3200), 1, "round 2 ran to its end\n{}", out.log);
+    // Counting resumes correctly after Hercules zeroed its instruction count in the reset.
+    let counted = out.u64(0x3178);
+    assert!(
+        (9_900..10_100).contains(&counted),
+        "10000 loops counted as {counted}"
+    );
     out
 }
 

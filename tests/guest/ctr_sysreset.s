@@ -8,13 +8,15 @@
 #   the external mask off, set the phase to 1 and end (disabled wait).
 # Round 2 (phase 1): QCTRI, ECCTR 128 and ECCTR 1 around a loop, an external-mask-enabled
 #   spin (is the alert still pending?), LCCTL enabling (not activating) every set and
-#   ECCTR 128 again; then an enabled wait (no second disabled-wait message).
+#   ECCTR 128 again, then activating them and counting a loop; then an enabled wait (no
+#   second disabled-wait message).
 #
 #   0x3000 round 1 condition codes: LCCTL, SCCTR
 #   0x3100 QCTRI, 0x3140 ECCTR 128, 0x3150 / 0x3158 ECCTR 1 before / after a loop,
 #   0x3160..0x3163 condition codes (ECCTR 128, ECCTR 1, ECCTR 1, ECCTR 128 after enabling;
 #   0xFF until stored), 0x3168 external interruptions in the spin, 0x3170 ECCTR 128 after
-#   enabling, 0x3200 round 2 done (not next to the phase word: the
+#   enabling, 0x3178 instructions counted over 10000 loops once active again,
+#   0x3200 round 2 done (not next to the phase word: the
 #   operator's alter command echoes that line)
         .include "lowcore.inc"
         .macro CC off
@@ -78,6 +80,15 @@ round2: mvc   0x160(4,%r13),ffs-0x1000(%r12)
         ecctr %r4,%r2
         CC    0x163(%r13)
         stg   %r4,0x170(%r13)
+        # Active again: it counts from where it stands (Hercules zeroed its own count).
+        lcctl allsets-0x1000(%r12)
+        lghi  %r2,1
+        ecctr %r4,%r2
+        llilf %r6,10000
+4:      brctg %r6,4b
+        ecctr %r5,%r2
+        sgr   %r5,%r4
+        stg   %r5,0x178(%r13)
         mvhi  0x200(%r13),1
         lpswe idle-0x1000(%r12)
 
