@@ -54,6 +54,16 @@ fn cases(name: &str) -> Vec<Case> {
 
 /// Run script `name` and check every case against its CASE line.
 fn run_script(name: &str, cpumodel: &'static str, extra_show: &[(u64, u64)]) -> Outcome {
+    run_script_with(name, cpumodel, extra_show, &[])
+}
+
+/// [`run_script`] with plugin options (`HCPUMF_OPTIONS`).
+fn run_script_with(
+    name: &str,
+    cpumodel: &'static str,
+    extra_show: &[(u64, u64)],
+    options: &[&str],
+) -> Outcome {
     let cases = cases(name);
     for (i, c) in cases.iter().enumerate() {
         assert_eq!(c.n, i as u64 + 1, "cases are numbered 1, 2, ... in order");
@@ -66,6 +76,11 @@ fn run_script(name: &str, cpumodel: &'static str, extra_show: &[(u64, u64)]) -> 
         config: vec!["DIAG8CMD ENABLE".into()],
         show,
         timeout: 40,
+        env: if options.is_empty() {
+            Vec::new()
+        } else {
+            vec![("HCPUMF_OPTIONS".into(), options.join(" "))]
+        },
         ..Config::default()
     };
     let out = run(name, &cfg);
@@ -255,4 +270,17 @@ fn counter_version_rules_z14() {
         "enabled B P C E only"
     );
     assert_eq!(q[10..12], [0, 4], "CSVN 4");
+}
+
+/// No coprocessor groups installed: LPCTL, EPCTR and SPCTR set cc 3; QCTRI shows no group
+/// authorization.
+#[test]
+fn no_coprocessor_groups() {
+    let out = run_script_with("ctr_script_nocg", "2097", &[], &["cgroups=0"]);
+    assert_eq!(
+        out.u16(0x3002),
+        0x000F,
+        "no A_g without groups\n{}",
+        out.log
+    );
 }
