@@ -64,6 +64,17 @@ fn run_script_with(
     extra_show: &[(u64, u64)],
     options: &[&str],
 ) -> Outcome {
+    run_script_cfg(name, cpumodel, extra_show, options, &[])
+}
+
+/// [`run_script_with`] with operator commands before the guest starts.
+fn run_script_cfg(
+    name: &str,
+    cpumodel: &'static str,
+    extra_show: &[(u64, u64)],
+    options: &[&str],
+    before: &[&str],
+) -> Outcome {
     let cases = cases(name);
     for (i, c) in cases.iter().enumerate() {
         assert_eq!(c.n, i as u64 + 1, "cases are numbered 1, 2, ... in order");
@@ -76,6 +87,7 @@ fn run_script_with(
         config: vec!["DIAG8CMD ENABLE".into()],
         show,
         timeout: 40,
+        before: before.iter().map(|c| c.to_string()).collect(),
         env: if options.is_empty() {
             Vec::new()
         } else {
@@ -283,4 +295,24 @@ fn no_coprocessor_groups() {
         "no A_g without groups\n{}",
         out.log
     );
+}
+
+/// Every set unauthorized by the operator before the guest starts: only the same-state
+/// (all zeros) LCCTL/LPCTL succeed, no counter is available.
+#[test]
+fn unauthorized_sets() {
+    let out = run_script_cfg(
+        "ctr_script_unauth",
+        "2097",
+        &[(0x4400, 0x40)],
+        &[],
+        &["hcpumf auth counters=none"],
+    );
+    assert_eq!(
+        out.bytes(0x3002, 6),
+        [0; 6],
+        "A, E, C all zero\n{}",
+        out.log
+    );
+    assert_eq!(out.u64(0x4400), EE, "nothing stored");
 }
