@@ -7,8 +7,10 @@
 //!
 //! The resets come from SIGNAL PROCESSOR (CPU reset 0C, initial CPU reset 0B, from another
 //! CPU) and from Hercules' manual controls: `sysreset` is system-reset-normal, a CPU reset
-//! of every CPU; `sysclear` is a clear reset, an initial CPU reset of every CPU
-//! (z/Architecture Principles of Operation, "Resets").
+//! of every CPU; `sysclear` is a clear reset, an initial CPU reset of every CPU; `ipl`
+//! (load-normal) an initial CPU reset of the IPL CPU and a CPU reset of the others; `iplc`
+//! (load-clear) a clear reset (z/Architecture Principles of Operation, "Resets" and
+//! "Initial Program Loading").
 mod common;
 use common::*;
 
