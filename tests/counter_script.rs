@@ -52,49 +52,16 @@ fn cases(name: &str) -> Vec<Case> {
     v
 }
 
-/// Run script `name` and check every case against its CASE line.
-fn run_script(name: &str, cpumodel: &'static str, extra_show: &[(u64, u64)]) -> Outcome {
-    run_script_with(name, cpumodel, extra_show, &[])
-}
-
-/// [`run_script`] with plugin options (`HCPUMF_OPTIONS`).
-fn run_script_with(
-    name: &str,
-    cpumodel: &'static str,
-    extra_show: &[(u64, u64)],
-    options: &[&str],
-) -> Outcome {
-    run_script_cfg(name, cpumodel, extra_show, options, &[])
-}
-
-/// [`run_script_with`] with operator commands before the guest starts.
-fn run_script_cfg(
-    name: &str,
-    cpumodel: &'static str,
-    extra_show: &[(u64, u64)],
-    options: &[&str],
-    before: &[&str],
-) -> Outcome {
+/// Run script `name` under `cfg` (model, options, operator commands, CPUs, storage to
+/// show besides the defaults) and check every case against its CASE line.
+fn run_script(name: &str, mut cfg: Config) -> Outcome {
     let cases = cases(name);
     for (i, c) in cases.iter().enumerate() {
         assert_eq!(c.n, i as u64 + 1, "cases are numbered 1, 2, ... in order");
     }
-    let mut show = Config::default().show;
-    show.push((0x4000, 4 * (cases.len() as u64 + 1)));
-    show.extend_from_slice(extra_show);
-    let cfg = Config {
-        cpumodel,
-        config: vec!["DIAG8CMD ENABLE".into()],
-        show,
-        timeout: 40,
-        before: before.iter().map(|c| c.to_string()).collect(),
-        env: if options.is_empty() {
-            Vec::new()
-        } else {
-            vec![("HCPUMF_OPTIONS".into(), options.join(" "))]
-        },
-        ..Config::default()
-    };
+    cfg.config.push("DIAG8CMD ENABLE".into());
+    cfg.show.push((0x4000, 4 * (cases.len() as u64 + 1)));
+    cfg.timeout = 40;
     let out = run(name, &cfg);
     assert_eq!(out.wait_code(), Some(0), "{}", out.log);
     assert_eq!(
@@ -123,14 +90,23 @@ fn run_script_cfg(
     out
 }
 
+/// The harness's default storage displays and `extra`.
+fn show(extra: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    let mut v = Config::default().show;
+    v.extend_from_slice(extra);
+    v
+}
+
 const EE: u64 = 0xEEEE_EEEE_EEEE_EEEE;
 
 #[test]
 fn counter_instructions_case_by_case() {
     let out = run_script(
         "ctr_script",
-        "2097",
-        &[(0x4400, 0x300), (0x3ff_ffe0, 0x20), (0x5000, 0x40)],
+        Config {
+            show: show(&[(0x4400, 0x300), (0x3ff_ffe0, 0x20), (0x5000, 0x40)]),
+            ..Config::default()
+        },
     );
 
     // QCTRI (Figure 2-27): CFVN 1, B P C E and the coprocessor group authorized, nothing
@@ -255,7 +231,14 @@ fn counter_instructions_case_by_case() {
 /// 42/58 ignored, 43/59 specification.
 #[test]
 fn counter_version_rules_z15() {
-    let out = run_script("ctr_script_z15", "8561", &[(0x4400, 0x700)]);
+    let out = run_script(
+        "ctr_script_z15",
+        Config {
+            cpumodel: "8561",
+            show: show(&[(0x4400, 0x700)]),
+            ..Config::default()
+        },
+    );
     let q = out.bytes(0x3000, 16);
     assert_eq!(
         q[..4],
@@ -274,7 +257,13 @@ fn counter_version_rules_z15() {
 /// CSVN 4 (z14): LCCTL bits 42, 43, 58 and 59 ignored; extended counters up to 255.
 #[test]
 fn counter_version_rules_z14() {
-    let out = run_script("ctr_script_z14", "3906", &[]);
+    let out = run_script(
+        "ctr_script_z14",
+        Config {
+            cpumodel: "3906",
+            ..Config::default()
+        },
+    );
     let q = out.bytes(0x3000, 16);
     assert_eq!(
         q[..8],
@@ -288,7 +277,13 @@ fn counter_version_rules_z14() {
 /// authorization.
 #[test]
 fn no_coprocessor_groups() {
-    let out = run_script_with("ctr_script_nocg", "2097", &[], &["cgroups=0"]);
+    let out = run_script(
+        "ctr_script_nocg",
+        Config {
+            env: vec![("HCPUMF_OPTIONS".into(), "cgroups=0".into())],
+            ..Config::default()
+        },
+    );
     assert_eq!(
         out.u16(0x3002),
         0x000F,
@@ -301,12 +296,13 @@ fn no_coprocessor_groups() {
 /// (all zeros) LCCTL/LPCTL succeed, no counter is available.
 #[test]
 fn unauthorized_sets() {
-    let out = run_script_cfg(
+    let out = run_script(
         "ctr_script_unauth",
-        "2097",
-        &[(0x4400, 0x40)],
-        &[],
-        &["hcpumf auth counters=none"],
+        Config {
+            before: vec!["hcpumf auth counters=none".into()],
+            show: show(&[(0x4400, 0x40)]),
+            ..Config::default()
+        },
     );
     assert_eq!(
         out.bytes(0x3002, 6),
@@ -315,4 +311,25 @@ fn unauthorized_sets() {
         out.log
     );
     assert_eq!(out.u64(0x4400), EE, "nothing stored");
+}
+
+/// The coprocessor groups are global, their authorization per CPU: CPU 1 reads what CPU 0
+/// set; unauthorized, it observes the unauthorized state and cannot change the global
+/// controls (its LPCTL of zeros is the same state: cc 0, no change).
+#[test]
+fn coprocessor_groups_across_cpus() {
+    let out = run_script(
+        "ctr_script_mp",
+        Config {
+            numcpu: 2,
+            start_all: true,
+            ..Config::default()
+        },
+    );
+    assert_eq!(out.u64(0x3180), 99, "CPU 1 extracts CPU 0's counter");
+    assert_eq!(out.u64(0x3188), 99, "still enabled and unchanged");
+    // CPU 1 unauthorized: no A_g, and the groups shown neither enabled nor active.
+    assert_eq!(out.bytes(0x3002, 6), [0, 0x0F, 0, 0, 0, 0], "{}", out.log);
+    // CPU 0: authorized, the global controls enabled and active.
+    assert_eq!(out.bytes(0x3042, 6), [0x80, 0x0F, 0x80, 0, 0x80, 0]);
 }
