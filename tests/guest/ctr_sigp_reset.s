@@ -133,7 +133,7 @@ checkb: la    %r9,0x80(%r13)
         lg    %r5,0x3bf8
         stosm 0x170(%r13),0x01
         bras  %r14,inject
-        llilf %r6,30000000
+        llilf %r6,300000000                 # ended by the interruption
 5:      lg    %r0,0x3bf8
         cgr   %r0,%r5
         jne   6f
