@@ -225,22 +225,19 @@ DEF_INST(hcpumf_stfle)
 #endif
 }
 
-/* AE SIGP: Hercules performs the order; CPU reset and initial CPU reset orders also reset
- * the target's measurement state (SA23-2260: "CPU reset", "initial CPU reset"). */
+/* AE SIGP: Hercules performs the order; the Rust core resets the target's measurement
+ * state for the CPU reset and initial CPU reset orders (SA23-2260: "CPU reset", "initial
+ * CPU reset"). */
 DEF_INST(hcpumf_sigp)
 {
     int r1, r3, b2;
     VADR addr;
-    U16 target;
-    BYTE order;
+    hcpumf_view v;
 
+    ARCH_DEP(hcpumf_view)(regs, inst, &v);
     RS_B(inst, regs, r1, r3, b2, addr);
-    order = addr & 0xFF;
-    target = regs->GR_LHL(r3);
-    /* Hercules' SIGP may leave through longjmp (RETURN_INTCHECK), so the reset of the
-     * measurement state is done first, for a configured target. */
-    if ((order == 0x0B || order == 0x0C) && target < MAX_CPU_ENGINES && IS_CPU_ONLINE(target))
-        hcpumf_cpu_reset(target, order == 0x0B ? 1 : 0);
+    /* Hercules' SIGP may leave through longjmp (RETURN_INTCHECK), so this comes first. */
+    hcpumf_sigp(&v, addr & 0xFF, regs->GR_LHL(r3));
     ARCH_DEP(signal_processor)(inst, regs);
 }
 
@@ -651,20 +648,24 @@ static uint8_t hcpumf_h_cpu_state(uint16_t cpu, uint8_t *state)
 
 /* ---------------------------------------------------------------- Hercules hooks ------ */
 
-/* Console commands starting with "hcpumf". Returns nonzero when the command was ours. */
+/* Every console command passes here before Hercules routes it (the Rust core notes which
+ * reset a command performs); those starting with "hcpumf" are ours. Returns nonzero when
+ * the command was ours. */
 static int hcpumf_system_command(int argc, char *argv[], char *cmdline)
 {
+    hcpumf_command_seen(argc >= 1 ? argv[0] : NULL);
     if (argc < 1 || strcasecmp(argv[0], "hcpumf") != 0)
         return 0;
     hcpumf_command(argc, (const char *const *)argv, cmdline);
     return 1;
 }
 
-/* Hercules calls this when a system reset, clear reset or IPL begins and ends. */
+/* Hercules calls this with the IPL CPU (or the target CPU of sysreset/sysclear) when
+ * system_reset begins, and again when a load has finished (CPU started) or failed. */
 static void *hcpumf_debug_cpu_state(REGS *regs)
 {
-    UNREFERENCED(regs);
-    hcpumf_system_reset();
+    if (regs)
+        hcpumf_system_reset(regs->cpuad, regs->cpustate == CPUSTATE_STARTED ? 1 : 0);
     return NULL;
 }
 

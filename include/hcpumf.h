@@ -90,14 +90,27 @@ int32_t hcpumf_alert_for_waiting(const hcpumf_view *v, uint32_t *param);
 int32_t hcpumf_facility_list(uint8_t *list, size_t cap, int32_t len, uint8_t arch);
 
 /**
- * A SIGP CPU reset (initial = 0) or initial CPU reset (initial = 1) was accepted for `cpu`.
+ * SIGNAL PROCESSOR with `order` to CPU `target` is about to be performed by the CPU `v`
+ * describes (CPU reset and initial CPU reset orders reset the target's measurement state).
+ *
+ * # Safety
+ * `v` must be valid.
  */
-void hcpumf_cpu_reset(uint16_t cpu, int32_t initial);
+void hcpumf_sigp(const hcpumf_view *v, uint8_t order, uint16_t target);
 
 /**
- * A system reset, clear reset or IPL is under way: every CPU gets the initial state.
+ * Hercules' `debug_cpu_state` hook: a system reset or load goes through CPU `cpu`, which is
+ * in the operating state (`started` = 1) when a load has just finished.
  */
-void hcpumf_system_reset(void);
+void hcpumf_system_reset(uint16_t cpu, int32_t started);
+
+/**
+ * The first word of every console command, before Hercules performs it.
+ *
+ * # Safety
+ * `word` must be null or a NUL-terminated string.
+ */
+void hcpumf_command_seen(const char *word);
 
 /**
  * A CPACF instruction is about to run on `cpu` (`opcode`, function code `fc`).

@@ -266,19 +266,46 @@ pub unsafe extern "C" fn hcpumf_facility_list(
     })
 }
 
-/// A SIGP CPU reset (initial = 0) or initial CPU reset (initial = 1) was accepted for `cpu`.
+/// SIGNAL PROCESSOR with `order` to CPU `target` is about to be performed by the CPU `v`
+/// describes (CPU reset and initial CPU reset orders reset the target's measurement state).
+///
+/// # Safety
+/// `v` must be valid.
 #[no_mangle]
-pub extern "C" fn hcpumf_cpu_reset(cpu: u16, initial: i32) {
-    guarded("reset", (), || crate::console::reset_cpu(cpu, initial != 0))
+pub unsafe extern "C" fn hcpumf_sigp(v: *const hcpumf_view, order: u8, target: u16) {
+    guarded("reset", (), || {
+        // SAFETY: the glue passes its stack view.
+        if let Some(v) = unsafe { v.as_ref() } {
+            crate::console::sigp(&to_view(v), order, target);
+        }
+    })
 }
 
-/// A system reset, clear reset or IPL is under way: every CPU gets the initial state.
+/// Hercules' `debug_cpu_state` hook: a system reset or load goes through CPU `cpu`, which is
+/// in the operating state (`started` = 1) when a load has just finished.
 #[no_mangle]
-pub extern "C" fn hcpumf_system_reset() {
+pub extern "C" fn hcpumf_system_reset(cpu: u16, started: i32) {
     guarded("reset", (), || {
-        for cpu in 0..runtime::MAX_CPUS as u16 {
-            crate::console::reset_cpu(cpu, true);
-        }
+        crate::console::system_reset_hook(cpu, started != 0);
+    })
+}
+
+/// The first word of every console command, before Hercules performs it.
+///
+/// # Safety
+/// `word` must be null or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn hcpumf_command_seen(word: *const c_char) {
+    guarded("command", (), || {
+        let w = if word.is_null() {
+            String::new()
+        } else {
+            // SAFETY: NUL-terminated (Hercules' parsed argument).
+            unsafe { CStr::from_ptr(word) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        crate::console::command_seen(&w);
     })
 }
 

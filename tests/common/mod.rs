@@ -392,7 +392,11 @@ fn run_hercules(conf: &Path, rc: &Path, dir: &Path, cfg: &Config) -> Run {
     drop(tx);
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let mut waited_since: Option<Instant> = None;
+    let mut fired = false;
     let mut missed = false;
+    // Only the output not looked at yet is searched (with an overlap for a marker split
+    // between two reads): a runaway guest can print megabytes before the timeout.
+    let mut scanned = 0usize;
     loop {
         match rx.recv_timeout(Duration::from_millis(200)) {
             Ok((false, b)) => out.extend_from_slice(&b),
@@ -403,12 +407,14 @@ fn run_hercules(conf: &Path, rc: &Path, dir: &Path, cfg: &Config) -> Run {
         if missed {
             continue;
         }
-        let text = String::from_utf8_lossy(&out);
+        let text = String::from_utf8_lossy(&out[scanned.saturating_sub(64)..]);
+        scanned = out.len();
         if waited_since.is_none() && text.contains("HHCCP011I CPU0000: Disabled wait") {
             waited_since = Some(Instant::now());
         }
+        fired |= text.contains("HHCAO003I");
         if let Some(t) = waited_since {
-            if !text.contains("HHCAO003I") && t.elapsed() > Duration::from_secs(10) {
+            if !fired && t.elapsed() > Duration::from_secs(10) {
                 missed = true;
                 // SAFETY: plain kill(2) of our own child (`timeout`), which passes SIGTERM
                 // on to Hercules; Hercules shuts down in order on SIGTERM.
