@@ -73,6 +73,16 @@ fn samples_and_cycles(log: &str, tag: &str) -> (f64, f64) {
     }
 }
 
+/// `poweroff -f` after HCPUMF-END: the kernel stops its CPUs with SIGP stop.
+fn powered_off(log: &str) {
+    let end = log.find("HCPUMF-END").unwrap_or(0);
+    assert!(
+        log[end..].contains("SIGP Stop (05)"),
+        "the guest did not power off:\n{}",
+        &log[end..]
+    );
+}
+
 fn crypto(log: &str, event: &str) -> Option<f64> {
     lines(log, "CRYPTO:")
         .into_iter()
@@ -183,6 +193,7 @@ fn linux_perf_and_lscpumf_use_the_facilities() {
     let stats = lines(&log, "STATS:").join("\n");
     assert!(stats.contains("SAMPLE events"), "{stats}");
     assert!(!stats.to_ascii_uppercase().contains("LOST"), "{stats}");
+    powered_off(&log);
     let dmesg = lines(&log, "DMESG:").join("\n");
     for bad in ["incorrect", "lost", "was lost"] {
         assert!(!dmesg.contains(bad), "kernel log: {dmesg}");
@@ -208,4 +219,5 @@ fn without_the_plugin_the_facilities_are_absent() {
         !pmus.contains("cpum_cf") && !pmus.contains("cpum_sf"),
         "{pmus}"
     );
+    powered_off(&log);
 }

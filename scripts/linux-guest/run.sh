@@ -15,9 +15,14 @@ so=${HCPUMF_SO:-$root/target/release/libhcpumf.so}
   echo "0009 3215-C /"; echo "000E 1403 $work/print.txt"
   [ -n "${NOPLUGIN:-}" ] || echo "ldmod $so"
 } > "$work/linux.cnf"
+# The guest powers itself off after HCPUMF-END: the kernel stops its CPUs with SIGP stop,
+# which Hercules logs; the run ends a second later. (A rule's command runs on the automatic
+# operator's thread and blocks it, so there is no second, slower rule on HCPUMF-END: a guest
+# that never powers off ends at the timeout.)
+printf 'pause 1\nquit\n' > "$work/off.rc"
 cat > "$work/linux.rc" <<RC
-hao tgt HCPUMF-END
-hao cmd quit
+hao tgt SIGP Stop
+hao cmd script $work/off.rc
 hao tgt HHCCP011I
 hao cmd quit
 ipl $ins
