@@ -21,6 +21,8 @@ typedef struct hcpumf_view {
     uint8_t dat;        /* PSW T */
     uint8_t asc;        /* PSW AS */
     uint8_t ext_mask;   /* PSW external mask */
+    uint8_t ext_higher; /* an external interruption of higher priority than the measurement
+                           alert is pending and enabled (Hercules takes it first) */
     uint8_t ilen;       /* instruction length */
     uint8_t m3;         /* M3 field (STCCTM) */
     uint8_t inst[6];    /* instruction text */

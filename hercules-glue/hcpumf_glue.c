@@ -79,6 +79,16 @@ static void ARCH_DEP(hcpumf_view)(REGS *regs, BYTE inst[], hcpumf_view *v)
     v->dat = REAL_MODE(&regs->psw) ? 0 : 1;
     v->asc = (regs->psw.asc >> 6) & 3;
     v->ext_mask = (regs->psw.sysmask & PSW_EXTMASK) ? 1 : 0;
+    /* SA23-2260 "External Interruption": every other external interruption a CPU can have
+     * pending comes before the measurement alert (service signal: undefined, left to
+     * Hercules). The conditions are the ones Hercules' own external-interruption check
+     * uses, so the plugin never takes an alert ahead of an interruption Hercules would
+     * present at this boundary. */
+    v->ext_higher = (OPEN_IC_INTKEY(regs) || OPEN_IC_MALFALT(regs) || OPEN_IC_EMERSIG(regs)
+                     || OPEN_IC_EXTCALL(regs)
+                     || (OPEN_IC_CLKC(regs) && tod_clock(regs) > regs->clkc)
+                     || (OPEN_IC_PTIMER(regs) && CPU_TIMER(regs) < 0)
+                     || OPEN_IC_ITIMER(regs) || OPEN_IC_ECPSVTIMER(regs)) ? 1 : 0;
     v->ilen = len;
     memcpy(v->inst, inst, len);
     v->cr0 = HCPUMF_CR(regs, 0);

@@ -59,6 +59,9 @@ pub struct CpuView {
     pub asc: u8,
     /// PSW external-interruption mask.
     pub ext_mask: bool,
+    /// An external interruption of higher priority than the measurement alert is pending and
+    /// the CPU is enabled for it (SA23-2260, External Interruption: priorities).
+    pub higher_external_pending: bool,
     /// Address of the instruction being executed.
     pub ia: u64,
     /// Control register 0 (in S/370 and ESA/390 the 32-bit value in the low half).

@@ -283,9 +283,15 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32
 }
 
 /// Take the pending measurement alert if the CPU is enabled for it: PSW external mask and
-/// CR0 bit 58 (SA23-2260, Measurement Alert).
+/// CR0 bit 58 (SA23-2260, Measurement Alert), and no external interruption of higher
+/// priority is pending and enabled (SA23-2260, External Interruption: the measurement alert
+/// comes last). A deferred alert stays pending; the CPU's schedule polls for it again.
 pub fn deliverable(st: &CpuState, view: &CpuView) -> Option<u32> {
-    if st.alerts.pending().is_empty() || !view.ext_mask || !view.measurement_alert_enabled() {
+    if st.alerts.pending().is_empty()
+        || !view.ext_mask
+        || !view.measurement_alert_enabled()
+        || view.higher_external_pending
+    {
         return None;
     }
     let bits = st.alerts.take();
@@ -293,5 +299,63 @@ pub fn deliverable(st: &CpuState, view: &CpuView) -> Option<u32> {
         None
     } else {
         Some(bits.bits())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::alerts::AlertBits;
+
+    fn enabled() -> CpuView {
+        CpuView {
+            ext_mask: true,
+            cr0: 0x20, // CR0 bit 58: measurement-alert subclass mask
+            ..Default::default()
+        }
+    }
+
+    /// SA23-2260, External Interruption: the measurement alert has the lowest priority, so
+    /// a pending alert waits while a higher-priority external interruption is pending and
+    /// enabled, and is taken (all events merged) once it is not.
+    #[test]
+    fn the_alert_waits_for_higher_priority_external_interruptions() {
+        let st = CpuState::default();
+        st.alerts.raise(AlertBits::PROGRAM_REQUEST);
+        st.alerts.raise(AlertBits::LOSS_OF_SAMPLE_DATA);
+        let busy = CpuView {
+            higher_external_pending: true,
+            ..enabled()
+        };
+        assert_eq!(deliverable(&st, &busy), None);
+        assert_eq!(
+            st.alerts.pending(),
+            AlertBits::PROGRAM_REQUEST | AlertBits::LOSS_OF_SAMPLE_DATA
+        );
+        let param = deliverable(&st, &enabled()).expect("presented");
+        assert_eq!(
+            param,
+            (AlertBits::PROGRAM_REQUEST | AlertBits::LOSS_OF_SAMPLE_DATA).bits()
+        );
+        assert!(st.alerts.pending().is_empty());
+    }
+
+    /// SA23-2260, Measurement Alert: held pending while the PSW external mask or CR0 bit 58
+    /// is off.
+    #[test]
+    fn the_alert_needs_the_external_mask_and_the_subclass_mask() {
+        let st = CpuState::default();
+        st.alerts.raise(AlertBits::PROGRAM_REQUEST);
+        let no_mask = CpuView {
+            ext_mask: false,
+            ..enabled()
+        };
+        let no_subclass = CpuView {
+            cr0: 0,
+            ..enabled()
+        };
+        assert_eq!(deliverable(&st, &no_mask), None);
+        assert_eq!(deliverable(&st, &no_subclass), None);
+        assert_eq!(st.alerts.pending(), AlertBits::PROGRAM_REQUEST);
     }
 }

@@ -32,6 +32,7 @@ pub fn to_view(v: &hcpumf_view) -> CpuView {
         dat: v.dat != 0,
         asc: v.asc & 3,
         ext_mask: v.ext_mask != 0,
+        higher_external_pending: v.ext_higher != 0,
         ia: v.ia,
         cr0: v.cr0,
         cr4: v.cr4,

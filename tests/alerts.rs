@@ -54,3 +54,24 @@ fn an_alert_wakes_a_cpu_in_an_enabled_wait() {
     assert_eq!(out.u16(0x3004) & 0x0002, 0x0002, "enabled");
     assert_eq!(out.u16(0x3006) & 0x0002, 0, "not active");
 }
+
+#[test]
+fn the_measurement_alert_comes_after_an_emergency_signal() {
+    let cfg = Config {
+        before: vec![
+            "hao tgt Operation exception".into(),
+            "hao cmd hcpumf inject lcda cpu=0".into(),
+        ],
+        ..Config::default()
+    };
+    let out = run("alerts_priority", &cfg);
+    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+    assert_eq!(out.program_checks(), vec![1]);
+    // SA23-2260, External Interruption: emergency signal before measurement alert.
+    assert_eq!(
+        out.external_interruptions(),
+        vec![(0x1201, 0), (0x1407, 0x0000_0040)],
+        "{}",
+        out.log
+    );
+}
