@@ -215,13 +215,16 @@ pub const MAX_CATCH_UP: u64 = 64;
 /// due time. Samples are therefore evenly spread with a jitter of about one wake-up latency.
 /// A tick that comes more than an interval late takes one sample and the clock catches up
 /// with the following ticks (one sample per tick, each of the instruction the CPU has then
-/// reached, never a burst of the same one); only beyond MAX_CATCH_UP intervals behind does it
-/// resynchronize and count the intervals as missed.
+/// reached, never a burst of the same one: two samples are always at least half an interval
+/// apart, so that catching up at most doubles the rate); only beyond MAX_CATCH_UP intervals
+/// behind does it resynchronize and count the intervals as missed.
 #[derive(Debug, Default)]
 pub struct SampleClock {
     interval_ns: AtomicU64,
     next_ns: AtomicU64,
     margin_ns: AtomicU64,
+    /// CPU time of the last sample (0: none since the start).
+    last_ns: AtomicU64,
     /// Samples taken.
     pub taken: AtomicU64,
     /// Intervals that passed without a sample (the tick came too late to catch up).
@@ -239,14 +242,41 @@ impl SampleClock {
     pub fn start(&self, interval_ns: u64, now_ns: u64) {
         let i = interval_ns.max(1);
         self.interval_ns.store(i, Ordering::Relaxed);
+        self.last_ns.store(0, Ordering::Relaxed);
         self.next_ns
             .store(now_ns.saturating_add(i).max(1), Ordering::Relaxed);
+    }
+    /// The earliest CPU time the next sample may be taken at: half an interval after the
+    /// last one (0: no limit).
+    fn spacing_limit(&self, i: u64) -> u64 {
+        match self.last_ns.load(Ordering::Relaxed) {
+            0 => 0,
+            last => last.saturating_add(i / 2),
+        }
     }
     /// Start with a new interval at the CPU's next tick (from another thread).
     pub fn start_pending(&self, interval_ns: u64) {
         self.next_ns.store(0, Ordering::Relaxed);
+        self.last_ns.store(0, Ordering::Relaxed);
         self.interval_ns
             .store(interval_ns.max(1), Ordering::Relaxed);
+    }
+    /// Intervals whose due time has passed without a sample, counted as missed (and not
+    /// reported again: they are returned, and the clock moves past them). For a clock about
+    /// to be stopped or restarted.
+    pub fn resync_lost(&self, now_ns: u64) -> u64 {
+        let i = self.interval_ns.load(Ordering::Relaxed);
+        let next = self.next_ns.load(Ordering::Relaxed);
+        if i == 0 || next == 0 || now_ns < next {
+            return 0;
+        }
+        let owed = (now_ns - next) / i + 1;
+        self.next_ns.store(
+            next.saturating_add(owed.saturating_mul(i)),
+            Ordering::Relaxed,
+        );
+        self.missed.fetch_add(owed, Ordering::Relaxed);
+        owed
     }
     /// Missed intervals to report as lost sample data (and forget).
     pub fn take_unreported(&self) -> u64 {
@@ -275,7 +305,7 @@ impl SampleClock {
         }
         let margin = self.margin_ns.load(Ordering::Relaxed).min(i / 2);
         let wake = next - margin.min(next - 1);
-        if now_ns < wake {
+        if now_ns < wake || now_ns < self.spacing_limit(i) {
             return false;
         }
         // How late the wake-up came relative to when it was asked for.
@@ -300,6 +330,7 @@ impl SampleClock {
             }
         }
         self.next_ns.store(n, Ordering::Relaxed);
+        self.last_ns.store(now_ns.max(1), Ordering::Relaxed);
         self.taken.fetch_add(1, Ordering::Relaxed);
         true
     }
@@ -319,7 +350,9 @@ impl SampleClock {
             return 1;
         }
         let margin = self.margin_ns.load(Ordering::Relaxed).min(i / 2);
-        next.saturating_sub(margin).max(1)
+        next.saturating_sub(margin)
+            .max(self.spacing_limit(i))
+            .max(1)
     }
 }
 
@@ -767,4 +800,70 @@ fn scan(r: &Runtime, now: u64) -> u64 {
         next = next.min(now + again);
     }
     next
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sample_clock_keeps_its_phase() {
+        let c = SampleClock::default();
+        c.start(1000, 10_000);
+        assert!(!c.poll(10_500), "not due");
+        assert!(c.poll(11_000));
+        assert!(c.poll(12_000));
+        assert_eq!(c.wake_at(), 13_000);
+        assert_eq!(c.taken.load(Ordering::Relaxed), 2);
+    }
+
+    #[test]
+    fn catching_up_keeps_samples_half_an_interval_apart() {
+        let c = SampleClock::default();
+        c.start(1000, 0);
+        // The tick comes 5 intervals late: one sample now, the missed ones while catching
+        // up, at most two per interval. Ticks come every 10 ns (the scheduler armed the CPU
+        // again during each tick): never two samples less than 500 ns apart.
+        let (mut t, mut last, mut n) = (6_000u64, 0u64, 0u64);
+        while t <= 11_000 {
+            if c.poll(t) {
+                assert!(last == 0 || t - last >= 500, "samples at {last} and {t}");
+                last = t;
+                n += 1;
+            }
+            t += 10;
+        }
+        // Every interval up to 11,000 got its sample, none was given up.
+        assert_eq!(n, 11);
+        assert_eq!(c.missed.load(Ordering::Relaxed), 0);
+        assert!(c.wake_at() >= 11_500);
+    }
+
+    #[test]
+    fn far_behind_resynchronizes_and_counts_the_missed_intervals() {
+        let c = SampleClock::default();
+        c.start(1000, 0);
+        assert!(c.poll(1000 + 100 * 1000));
+        assert_eq!(c.missed.load(Ordering::Relaxed), 100);
+        assert_eq!(c.take_unreported(), 100);
+        assert!(!c.poll(101_400), "less than half an interval later");
+        assert!(c.poll(102_000));
+    }
+
+    #[test]
+    fn intervals_owed_when_the_clock_stops_are_counted_once() {
+        let c = SampleClock::default();
+        c.start(1000, 0);
+        assert!(c.poll(1000));
+        assert_eq!(c.resync_lost(1999), 0, "the second interval has not ended");
+        // No tick came for 3.5 intervals: samples for 2,000, 3,000 and 4,000 are owed.
+        assert_eq!(c.resync_lost(4_500), 3);
+        assert_eq!(c.resync_lost(4_500), 0, "counted once");
+        assert_eq!(c.missed.load(Ordering::Relaxed), 3);
+        assert_eq!(
+            c.take_unreported(),
+            0,
+            "returned, not left for a tick to report"
+        );
+    }
 }
