@@ -101,7 +101,8 @@ zero:   .quad 0, 0, 0, 0, 0, 0, 0, 0
         .set  BOTH,  0x4000000000000303
         .set  SBIT,  0x8000000000000000
         .set  ALERT, 0x0000000100000000         # stop at the first interruption (bit 31)
-        .set  RUN,   0x7d0                      # outer loops (~2,000 BRCTG x 1,000)
+        .set  RUN,   2000                       # outer loops of 1,000 BRCTG (~10 ms, ~200 samples)
+        .set  RUN3,  6000                       # ~600 samples: two blocks of 63 DSDEs fill
         .set  ONCE,  ALERT + 20000              # at most ~20 M BRCTG waiting for the alert
         .set  TA,    0x5f00000000000000         # trailer word 0: A, reserved bits 3-7 set
         .set  T0,    0x1f00000000000000         # trailer word 0: no A, reserved bits 3-7 set
@@ -214,7 +215,7 @@ scen:
         SET   0x22fffc0, TA
         END
         # 13 Diagnostic sampling alone: DSDES-byte entries with format 8001.
-        SCEN  DIAG, 0, 0x2400000, 0x2410000, RUN
+        SCEN  DIAG, 0, 0x2400000, 0x2410000, RUN3
         SET   0x2400000, 0x2410000
         SET   0x2400008, 0x2411000
         SET   0x2400010, 0x2400001
