@@ -28,6 +28,9 @@ struct Phase {
     long: u64,
     #[allow(dead_code)]
     max_step_ns: u64,
+    /// Instructions while sampling (basic counter 1), to show the cost of sampling.
+    #[allow(dead_code)]
+    instructions: u64,
 }
 
 impl Phase {
@@ -64,8 +67,13 @@ fn phases() -> &'static Vec<Phase> {
                     short: out.u64(r + 0x28),
                     long: out.u64(r + 0x30),
                     max_step_ns: out.u64(r + 0x38),
+                    instructions: out.u64(r + 0x50),
                 };
-                eprintln!("{p:?} expected {:.1}", p.expected());
+                eprintln!(
+                    "{p:?} expected {:.1}, {:.0} instructions per us of CPU time",
+                    p.expected(),
+                    p.instructions as f64 * 4404.0 / p.cycles as f64
+                );
                 v.push(p);
             }
         }

@@ -16,6 +16,7 @@
 #   +0x18 interval (cycles)   +0x20 duplicate samples (same instruction count as the
 #   previous one)   +0x28 steps shorter than half an interval   +0x30 steps longer than
 #   1.5 intervals   +0x38 longest step (CPU ns)   +0x40 TEAR, +0x48 DEAR when deactivated
+#   +0x50 instructions while sampling
 # 0x3700 tickets, 0x3708 barrier, 0x370c CPUs done, 0x3780 STAP slots.
 # Per-CPU scratch at 0x5000 + a * 0x100: QSI at +0 and +0x80, request block at +0x40, walk state at
 # +0xc0 (previous instruction count, previous CPU ns, have-previous), interval in ns at +0xd8,
@@ -92,6 +93,9 @@ phase:  lg    %r0,0(%r7)
         agr   %r1,%r15
         stg   %r1,0xe8(%r9)
         lg    %r3,16(%r7)                  # target cycles
+        lghi  %r4,1
+        ecctr %r0,%r4                      # instructions at activation
+        stg   %r0,0x50(%r5)
         lghi  %r4,0
         ecctr %r14,%r4                     # cycles at activation
         lsctl 0x40(%r9)
@@ -106,6 +110,11 @@ phase:  lg    %r0,0(%r7)
         ecctr %r2,%r4
         sgr   %r2,%r14
         stg   %r2,0x10(%r5)                # cycles while sampling
+        lghi  %r4,1
+        ecctr %r0,%r4
+        sg    %r0,0x50(%r5)
+        stg   %r0,0x50(%r5)                # instructions while sampling
+        lghi  %r4,0
         qsi   0x80(%r9)
         mvc   0x40(16,%r5),0x98(%r9)       # TEAR, DEAR
         lsctl zero-data(%r12)
