@@ -433,8 +433,12 @@ pub struct Runtime {
     /// Wall time (ns since the epoch) until which the scheduler sleeps; a CPU that needs an
     /// earlier tick wakes it.
     pub sleep_target: AtomicU64,
-    pub wake: std::sync::Mutex<()>,
-    pub wake_cv: std::sync::Condvar,
+    /// The scheduler thread, for CPUs to unpark. It sleeps with `park_timeout` and never
+    /// takes a lock a CPU thread holds: a CPU thread the host preempted while holding one
+    /// (they run at a low priority and outnumber the host's cores) would otherwise stop
+    /// the real-time scheduler, and with it the ticks of every CPU, for as long as the host
+    /// leaves that thread waiting (tens of milliseconds were seen).
+    pub sampler: std::sync::RwLock<Option<std::thread::Thread>>,
     pub stop: AtomicBool,
     pub scheduler: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
 }
@@ -449,8 +453,7 @@ pub fn rt() -> &'static Runtime {
         groups: CoprocessorGroups::new(),
         epoch: Instant::now(),
         sleep_target: AtomicU64::new(0),
-        wake: std::sync::Mutex::new(()),
-        wake_cv: std::sync::Condvar::new(),
+        sampler: std::sync::RwLock::new(None),
         stop: AtomicBool::new(false),
         scheduler: std::sync::Mutex::new(None),
     })
@@ -585,9 +588,16 @@ pub fn schedule(cpu_no: u16, deadline: u64) {
         .store(deadline, Ordering::SeqCst);
     let r = rt();
     if deadline < r.sleep_target.load(Ordering::SeqCst) {
-        if let Ok(_g) = r.wake.lock() {
-            r.sleep_target.store(0, Ordering::SeqCst);
-            r.wake_cv.notify_one();
+        r.sleep_target.store(0, Ordering::SeqCst);
+        wake_scheduler(r);
+    }
+}
+
+/// Unpark the scheduler thread (its next park returns at once if it is not parked yet).
+fn wake_scheduler(r: &Runtime) {
+    if let Ok(g) = r.sampler.read() {
+        if let Some(t) = g.as_ref() {
+            t.unpark();
         }
     }
 }
@@ -685,6 +695,9 @@ pub fn start_scheduler() {
         .spawn(scheduler_loop);
     match handle {
         Ok(h) => {
+            if let Ok(mut g) = r.sampler.write() {
+                *g = Some(h.thread().clone());
+            }
             if let Ok(mut g) = r.scheduler.lock() {
                 *g = Some(h);
             }
@@ -697,13 +710,15 @@ pub fn start_scheduler() {
 pub fn stop_scheduler() {
     let r = rt();
     r.stop.store(true, Ordering::Release);
-    if let Ok(_g) = r.wake.lock() {
-        r.sleep_target.store(0, Ordering::SeqCst);
-        r.wake_cv.notify_all();
-    }
+    r.sleep_target.store(0, Ordering::SeqCst);
+    wake_scheduler(r);
     let h = r.scheduler.lock().ok().and_then(|mut g| g.take());
     if let Some(h) = h {
+        h.thread().unpark();
         let _ = h.join();
+    }
+    if let Ok(mut g) = r.sampler.write() {
+        *g = None;
     }
 }
 
@@ -721,19 +736,18 @@ fn scheduler_loop() {
     let r = rt();
     while !r.stop.load(Ordering::Acquire) {
         // Scanning: CPUs that post deadlines now are seen by the scan below or by the
-        // re-scan after the sleep target is published.
+        // re-scan after the sleep target is published; a CPU whose deadline the re-scan
+        // misses sees the published target and unparks us (SeqCst on both sides), and an
+        // unpark that comes before the park makes the park return at once.
         r.sleep_target.store(0, Ordering::SeqCst);
         let now = wall_ns();
         let mut next = scan(r, now);
-        let Ok(guard) = r.wake.lock() else { return };
         r.sleep_target.store(next, Ordering::SeqCst);
         next = next.min(earliest(r));
         let now2 = wall_ns();
         if next > now2 && !r.stop.load(Ordering::Acquire) {
             r.sleep_target.store(next, Ordering::SeqCst);
-            let _ = r
-                .wake_cv
-                .wait_timeout(guard, Duration::from_nanos(next - now2));
+            std::thread::park_timeout(Duration::from_nanos(next - now2));
         }
     }
 }

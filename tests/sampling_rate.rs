@@ -105,10 +105,11 @@ fn every_interval_is_sampled_or_counted_on_four_cpus() {
 /// are never of the same instruction count (a duplicate sample) and never less than half an
 /// interval of CPU time apart.
 #[test]
-#[ignore = "plugin bug: at 20,000 samples/s on 4 CPUs sharing 2 loaded host cores, 1-10% of \
+#[ignore = "plugin bug: at 20,000 samples/s on 4 CPUs sharing 2 loaded host cores, 0.4-2% of \
             successive samples show the same instruction count although >= half an interval \
-            of the CPU thread's time passed between them: the tick machinery (sampler wake-ups, \
-            re-arming) burns the CPU thread's time, which is charged to the guest as cycles"]
+            of the CPU thread's time passed between them: the CPU thread spends that time in \
+            the tick machinery (CPU-time reads, sampler wake-ups), which is charged to the \
+            guest as cycles"]
 fn samples_at_the_maximum_rate_are_evenly_spread() {
     for p in phases().iter().filter(|p| p.phase == 0) {
         assert_eq!(p.short, 0, "steps shorter than half an interval: {p:?}");
