@@ -102,17 +102,25 @@ fn every_interval_is_sampled_or_counted_on_four_cpus() {
 }
 
 /// The samples of the maximum rate are spread over the run: successive diagnostic entries
-/// are never of the same instruction count (a duplicate sample) and never less than half an
-/// interval of CPU time apart.
+/// are never less than half an interval of CPU time apart (no burst of catch-up samples after
+/// a late tick).
+#[test]
+fn samples_at_the_maximum_rate_are_at_least_half_an_interval_apart() {
+    for p in phases().iter().filter(|p| p.phase == 0) {
+        assert!(p.stored >= 4000, "{p:?}");
+        assert_eq!(p.short, 0, "steps shorter than half an interval: {p:?}");
+    }
+}
+
+/// ... and no two successive samples are of the same instruction count (a duplicate sample).
 #[test]
 #[ignore = "plugin bug: at 20,000 samples/s on 4 CPUs sharing 2 loaded host cores, 0.4-2% of \
             successive samples show the same instruction count although >= half an interval \
             of the CPU thread's time passed between them: the CPU thread spends that time in \
             the tick machinery (CPU-time reads, sampler wake-ups), which is charged to the \
             guest as cycles"]
-fn samples_at_the_maximum_rate_are_evenly_spread() {
+fn samples_at_the_maximum_rate_are_never_duplicates() {
     for p in phases().iter().filter(|p| p.phase == 0) {
-        assert_eq!(p.short, 0, "steps shorter than half an interval: {p:?}");
         assert_eq!(p.dups, 0, "duplicate samples: {p:?}");
     }
 }
