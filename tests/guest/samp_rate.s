@@ -4,7 +4,8 @@
 #   0: the QSI minimum interval (the maximum rate), combined basic + diagnostic entries;
 #   1: 4 x the minimum interval, basic entries;
 #   2: 2 x the minimum interval, basic entries.
-# In each phase a CPU activates sampling into 200 fresh 4-KB blocks (A = 0, never full),
+# In each phase a CPU activates sampling into 200 fresh 4-KB blocks (A = 0, never full;
+# cleared first, so that the host's first-touch page faults do not fall into the sampling),
 # spins until its basic-set cycle count has grown by the phase's target, deactivates, and
 # then counts what was stored: valid entries, the sum of the overflow counts, and, for the
 # combined entries of phase 0, how the diagnostic entries' instruction counts and CPU times
@@ -63,8 +64,11 @@ phase:  lg    %r0,0(%r7)
         lghi  %r3,NSDB
         lgr   %r5,%r6
 2:      stg   %r2,0(%r5)
+        lghi  %r0,16                       # touch the block (host page faults now, not
+21:     xc    0(256,%r2),0(%r2)            # while sampling)
+        la    %r2,256(%r2)
+        brctg %r0,21b
         aghi  %r5,8
-        agfi  %r2,0x1000
         brctg %r3,2b
         lgr   %r2,%r6
         oill  %r2,1
