@@ -153,6 +153,19 @@ pub fn execute(
             let mut block = [0u8; 64];
             let n = operand.len().min(64);
             block[..n].copy_from_slice(&operand[..n]);
+            // Intervals that ended while sampling was active but whose tick the host had not
+            // delivered yet are lost sample data of the current block, counted now: the
+            // clock is stopped or restarted below and would forget them.
+            if st.sampling.any_active() {
+                let owed = st.schedule.guest.resync_lost(now_ns);
+                if owed > 0 {
+                    if let Some(storage) =
+                        runtime::host().and_then(crate::hoststore::HostStorage::new)
+                    {
+                        st.sampling.count_lost(&storage, owed);
+                    }
+                }
+            }
             let res = st.sampling.lsctl(m, &block)?;
             st.alerts.clear(res.clear_alerts);
             if !st.sampling.any_active() {
@@ -241,9 +254,20 @@ fn update_accounting(st: &CpuState, now_ns: u64) {
 pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32> {
     let st = runtime::cpu(view.cpu)?;
     st.schedule.shared.armed.store(false, Ordering::Release);
-    let (_now, now_ns) = runtime::account(view, raw, false);
-    let m = model::current();
     let s = &st.schedule;
+    // A sampling clock compares the CPU time with its due time: read it (a wall-clock
+    // extrapolation would count the time the host did not run the CPU thread, and samples
+    // would come early and then bunch).
+    let exact = s.guest.running() || s.host.running();
+    let (now, now_ns) = runtime::account(view, raw, exact);
+    // The samples carry the CPU's measurements at this point (the diagnostic entry's
+    // instruction count and CPU time), as the counter instructions' view does.
+    let measured = CpuView {
+        meter: now,
+        ..*view
+    };
+    let view = &measured;
+    let m = model::current();
 
     if st.sampling.any_active() {
         if s.guest.poll(now_ns) {

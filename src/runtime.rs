@@ -215,13 +215,16 @@ pub const MAX_CATCH_UP: u64 = 64;
 /// due time. Samples are therefore evenly spread with a jitter of about one wake-up latency.
 /// A tick that comes more than an interval late takes one sample and the clock catches up
 /// with the following ticks (one sample per tick, each of the instruction the CPU has then
-/// reached, never a burst of the same one); only beyond MAX_CATCH_UP intervals behind does it
-/// resynchronize and count the intervals as missed.
+/// reached, never a burst of the same one: two samples are always at least half an interval
+/// apart, so that catching up at most doubles the rate); only beyond MAX_CATCH_UP intervals
+/// behind does it resynchronize and count the intervals as missed.
 #[derive(Debug, Default)]
 pub struct SampleClock {
     interval_ns: AtomicU64,
     next_ns: AtomicU64,
     margin_ns: AtomicU64,
+    /// CPU time of the last sample (0: none since the start).
+    last_ns: AtomicU64,
     /// Samples taken.
     pub taken: AtomicU64,
     /// Intervals that passed without a sample (the tick came too late to catch up).
@@ -239,14 +242,41 @@ impl SampleClock {
     pub fn start(&self, interval_ns: u64, now_ns: u64) {
         let i = interval_ns.max(1);
         self.interval_ns.store(i, Ordering::Relaxed);
+        self.last_ns.store(0, Ordering::Relaxed);
         self.next_ns
             .store(now_ns.saturating_add(i).max(1), Ordering::Relaxed);
+    }
+    /// The earliest CPU time the next sample may be taken at: half an interval after the
+    /// last one (0: no limit).
+    fn spacing_limit(&self, i: u64) -> u64 {
+        match self.last_ns.load(Ordering::Relaxed) {
+            0 => 0,
+            last => last.saturating_add(i / 2),
+        }
     }
     /// Start with a new interval at the CPU's next tick (from another thread).
     pub fn start_pending(&self, interval_ns: u64) {
         self.next_ns.store(0, Ordering::Relaxed);
+        self.last_ns.store(0, Ordering::Relaxed);
         self.interval_ns
             .store(interval_ns.max(1), Ordering::Relaxed);
+    }
+    /// Intervals whose due time has passed without a sample, counted as missed (and not
+    /// reported again: they are returned, and the clock moves past them). For a clock about
+    /// to be stopped or restarted.
+    pub fn resync_lost(&self, now_ns: u64) -> u64 {
+        let i = self.interval_ns.load(Ordering::Relaxed);
+        let next = self.next_ns.load(Ordering::Relaxed);
+        if i == 0 || next == 0 || now_ns < next {
+            return 0;
+        }
+        let owed = (now_ns - next) / i + 1;
+        self.next_ns.store(
+            next.saturating_add(owed.saturating_mul(i)),
+            Ordering::Relaxed,
+        );
+        self.missed.fetch_add(owed, Ordering::Relaxed);
+        owed
     }
     /// Missed intervals to report as lost sample data (and forget).
     pub fn take_unreported(&self) -> u64 {
@@ -275,7 +305,7 @@ impl SampleClock {
         }
         let margin = self.margin_ns.load(Ordering::Relaxed).min(i / 2);
         let wake = next - margin.min(next - 1);
-        if now_ns < wake {
+        if now_ns < wake || now_ns < self.spacing_limit(i) {
             return false;
         }
         // How late the wake-up came relative to when it was asked for.
@@ -300,6 +330,7 @@ impl SampleClock {
             }
         }
         self.next_ns.store(n, Ordering::Relaxed);
+        self.last_ns.store(now_ns.max(1), Ordering::Relaxed);
         self.taken.fetch_add(1, Ordering::Relaxed);
         true
     }
@@ -319,7 +350,9 @@ impl SampleClock {
             return 1;
         }
         let margin = self.margin_ns.load(Ordering::Relaxed).min(i / 2);
-        next.saturating_sub(margin).max(1)
+        next.saturating_sub(margin)
+            .max(self.spacing_limit(i))
+            .max(1)
     }
 }
 
@@ -400,8 +433,12 @@ pub struct Runtime {
     /// Wall time (ns since the epoch) until which the scheduler sleeps; a CPU that needs an
     /// earlier tick wakes it.
     pub sleep_target: AtomicU64,
-    pub wake: std::sync::Mutex<()>,
-    pub wake_cv: std::sync::Condvar,
+    /// The scheduler thread, for CPUs to unpark. It sleeps with `park_timeout` and never
+    /// takes a lock a CPU thread holds: a CPU thread the host preempted while holding one
+    /// (they run at a low priority and outnumber the host's cores) would otherwise stop
+    /// the real-time scheduler, and with it the ticks of every CPU, for as long as the host
+    /// leaves that thread waiting (tens of milliseconds were seen).
+    pub sampler: std::sync::RwLock<Option<std::thread::Thread>>,
     pub stop: AtomicBool,
     pub scheduler: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
 }
@@ -416,8 +453,7 @@ pub fn rt() -> &'static Runtime {
         groups: CoprocessorGroups::new(),
         epoch: Instant::now(),
         sleep_target: AtomicU64::new(0),
-        wake: std::sync::Mutex::new(()),
-        wake_cv: std::sync::Condvar::new(),
+        sampler: std::sync::RwLock::new(None),
         stop: AtomicBool::new(false),
         scheduler: std::sync::Mutex::new(None),
     })
@@ -552,9 +588,16 @@ pub fn schedule(cpu_no: u16, deadline: u64) {
         .store(deadline, Ordering::SeqCst);
     let r = rt();
     if deadline < r.sleep_target.load(Ordering::SeqCst) {
-        if let Ok(_g) = r.wake.lock() {
-            r.sleep_target.store(0, Ordering::SeqCst);
-            r.wake_cv.notify_one();
+        r.sleep_target.store(0, Ordering::SeqCst);
+        wake_scheduler(r);
+    }
+}
+
+/// Unpark the scheduler thread (its next park returns at once if it is not parked yet).
+fn wake_scheduler(r: &Runtime) {
+    if let Ok(g) = r.sampler.read() {
+        if let Some(t) = g.as_ref() {
+            t.unpark();
         }
     }
 }
@@ -652,6 +695,9 @@ pub fn start_scheduler() {
         .spawn(scheduler_loop);
     match handle {
         Ok(h) => {
+            if let Ok(mut g) = r.sampler.write() {
+                *g = Some(h.thread().clone());
+            }
             if let Ok(mut g) = r.scheduler.lock() {
                 *g = Some(h);
             }
@@ -664,13 +710,15 @@ pub fn start_scheduler() {
 pub fn stop_scheduler() {
     let r = rt();
     r.stop.store(true, Ordering::Release);
-    if let Ok(_g) = r.wake.lock() {
-        r.sleep_target.store(0, Ordering::SeqCst);
-        r.wake_cv.notify_all();
-    }
+    r.sleep_target.store(0, Ordering::SeqCst);
+    wake_scheduler(r);
     let h = r.scheduler.lock().ok().and_then(|mut g| g.take());
     if let Some(h) = h {
+        h.thread().unpark();
         let _ = h.join();
+    }
+    if let Ok(mut g) = r.sampler.write() {
+        *g = None;
     }
 }
 
@@ -688,19 +736,18 @@ fn scheduler_loop() {
     let r = rt();
     while !r.stop.load(Ordering::Acquire) {
         // Scanning: CPUs that post deadlines now are seen by the scan below or by the
-        // re-scan after the sleep target is published.
+        // re-scan after the sleep target is published; a CPU whose deadline the re-scan
+        // misses sees the published target and unparks us (SeqCst on both sides), and an
+        // unpark that comes before the park makes the park return at once.
         r.sleep_target.store(0, Ordering::SeqCst);
         let now = wall_ns();
         let mut next = scan(r, now);
-        let Ok(guard) = r.wake.lock() else { return };
         r.sleep_target.store(next, Ordering::SeqCst);
         next = next.min(earliest(r));
         let now2 = wall_ns();
         if next > now2 && !r.stop.load(Ordering::Acquire) {
             r.sleep_target.store(next, Ordering::SeqCst);
-            let _ = r
-                .wake_cv
-                .wait_timeout(guard, Duration::from_nanos(next - now2));
+            std::thread::park_timeout(Duration::from_nanos(next - now2));
         }
     }
 }
@@ -767,4 +814,70 @@ fn scan(r: &Runtime, now: u64) -> u64 {
         next = next.min(now + again);
     }
     next
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sample_clock_keeps_its_phase() {
+        let c = SampleClock::default();
+        c.start(1000, 10_000);
+        assert!(!c.poll(10_500), "not due");
+        assert!(c.poll(11_000));
+        assert!(c.poll(12_000));
+        assert_eq!(c.wake_at(), 13_000);
+        assert_eq!(c.taken.load(Ordering::Relaxed), 2);
+    }
+
+    #[test]
+    fn catching_up_keeps_samples_half_an_interval_apart() {
+        let c = SampleClock::default();
+        c.start(1000, 0);
+        // The tick comes 5 intervals late: one sample now, the missed ones while catching
+        // up, at most two per interval. Ticks come every 10 ns (the scheduler armed the CPU
+        // again during each tick): never two samples less than 500 ns apart.
+        let (mut t, mut last, mut n) = (6_000u64, 0u64, 0u64);
+        while t <= 11_000 {
+            if c.poll(t) {
+                assert!(last == 0 || t - last >= 500, "samples at {last} and {t}");
+                last = t;
+                n += 1;
+            }
+            t += 10;
+        }
+        // Every interval up to 11,000 got its sample, none was given up.
+        assert_eq!(n, 11);
+        assert_eq!(c.missed.load(Ordering::Relaxed), 0);
+        assert!(c.wake_at() >= 11_500);
+    }
+
+    #[test]
+    fn far_behind_resynchronizes_and_counts_the_missed_intervals() {
+        let c = SampleClock::default();
+        c.start(1000, 0);
+        assert!(c.poll(1000 + 100 * 1000));
+        assert_eq!(c.missed.load(Ordering::Relaxed), 100);
+        assert_eq!(c.take_unreported(), 100);
+        assert!(!c.poll(101_400), "less than half an interval later");
+        assert!(c.poll(102_000));
+    }
+
+    #[test]
+    fn intervals_owed_when_the_clock_stops_are_counted_once() {
+        let c = SampleClock::default();
+        c.start(1000, 0);
+        assert!(c.poll(1000));
+        assert_eq!(c.resync_lost(1999), 0, "the second interval has not ended");
+        // No tick came for 3.5 intervals: samples for 2,000, 3,000 and 4,000 are owed.
+        assert_eq!(c.resync_lost(4_500), 3);
+        assert_eq!(c.resync_lost(4_500), 0, "counted once");
+        assert_eq!(c.missed.load(Ordering::Relaxed), 3);
+        assert_eq!(
+            c.take_unreported(),
+            0,
+            "returned, not left for a tick to report"
+        );
+    }
 }

@@ -1,0 +1,126 @@
+//! Sampling rate on 4 CPUs sampling at once (SA23-2260, "Sampling Interval Register": the
+//! interval is "the average number of CPU cycles within each sampling interval"; "Data
+//! Entry": a data entry is stored during each sampling interval; "Trailer Entries": sample
+//! data that could not be stored is counted in the sample overflow count).
+//!
+//! The reference is the basic counter set's cycle count of the same CPU over the same period:
+//! the counter facility counts the same cycles (the CPU's non-wait time at the configured
+//! speed; 4 emulated CPUs share the 2 host cores, and other work on the host only stretches
+//! the wall time), so expected samples = cycles / interval whatever the load.
+mod common;
+use common::*;
+use std::sync::OnceLock;
+
+/// One phase of one CPU, as `tests/guest/samp_rate.s` recorded it.
+#[derive(Debug)]
+struct Phase {
+    cpu: u64,
+    phase: u64,
+    stored: u64,
+    overflow: u64,
+    cycles: u64,
+    interval: u64,
+    /// Successive entries with the same instruction count (diagnostic entries, phase 0).
+    dups: u64,
+    /// Steps of the CPU time shorter than half an interval, longer than 1.5 intervals.
+    short: u64,
+    #[allow(dead_code)]
+    long: u64,
+    #[allow(dead_code)]
+    max_step_ns: u64,
+    /// Instructions while sampling (basic counter 1), to show the cost of sampling.
+    #[allow(dead_code)]
+    instructions: u64,
+}
+
+impl Phase {
+    fn expected(&self) -> f64 {
+        self.cycles as f64 / self.interval as f64
+    }
+}
+
+fn phases() -> &'static Vec<Phase> {
+    static OUT: OnceLock<Vec<Phase>> = OnceLock::new();
+    OUT.get_or_init(|| {
+        let cfg = Config {
+            numcpu: 4,
+            start_all: true,
+            timeout: 120,
+            show: vec![(0x3000, 0x600), (0x37f0, 0x10)],
+            ..Config::default()
+        };
+        let out = run("samp_rate", &cfg);
+        assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+        assert_eq!(out.program_checks(), Vec::<u16>::new());
+        let mut v = Vec::new();
+        for cpu in 0..4u64 {
+            for phase in 0..3u64 {
+                let r = 0x3000 + cpu * 0x180 + phase * 0x80;
+                let p = Phase {
+                    cpu,
+                    phase,
+                    stored: out.u64(r),
+                    overflow: out.u64(r + 8),
+                    cycles: out.u64(r + 0x10),
+                    interval: out.u64(r + 0x18),
+                    dups: out.u64(r + 0x20),
+                    short: out.u64(r + 0x28),
+                    long: out.u64(r + 0x30),
+                    max_step_ns: out.u64(r + 0x38),
+                    instructions: out.u64(r + 0x50),
+                };
+                eprintln!(
+                    "{p:?} expected {:.1}, {:.0} instructions per us of CPU time",
+                    p.expected(),
+                    p.instructions as f64 * 4404.0 / p.cycles as f64
+                );
+                v.push(p);
+            }
+        }
+        v
+    })
+}
+
+/// QSI minimum interval (the maximum rate), 4x and 2x it: on every CPU, stored plus
+/// overflow-counted samples are within 5% of cycles / interval.
+#[test]
+fn every_interval_is_sampled_or_counted_on_four_cpus() {
+    for p in phases() {
+        assert_eq!(p.interval, 220_200 * [1, 4, 2][p.phase as usize], "{p:?}");
+        let accounted = (p.stored + p.overflow) as f64;
+        let e = p.expected();
+        assert!(e > 1900.0, "{p:?}");
+        assert!(
+            (accounted - e).abs() / e < 0.05,
+            "CPU {} phase {}: {} stored + {} counted vs {e:.0} intervals\n{p:?}",
+            p.cpu,
+            p.phase,
+            p.stored,
+            p.overflow
+        );
+    }
+}
+
+/// The samples of the maximum rate are spread over the run: successive diagnostic entries
+/// are never less than half an interval of CPU time apart (no burst of catch-up samples after
+/// a late tick).
+#[test]
+fn samples_at_the_maximum_rate_are_at_least_half_an_interval_apart() {
+    for p in phases().iter().filter(|p| p.phase == 0) {
+        assert!(p.stored >= 4000, "{p:?}");
+        assert_eq!(p.short, 0, "steps shorter than half an interval: {p:?}");
+    }
+}
+
+/// ... and no two successive samples are of the same instruction count (a duplicate sample).
+#[test]
+#[ignore = "plugin bug (cause not established): at 20,000 samples/s on 4 CPUs sharing 2 loaded \
+            host cores, 0.1-0.6% of successive samples show the same instruction count \
+            although >= half an interval of the CPU thread's time passed between them; ticks \
+            cost ~3 us of that time each, come 1.3-2 times per sample and mostly unpark the \
+            sampler thread; time the thread spends outside the guest is charged as cycles"]
+fn samples_at_the_maximum_rate_are_never_duplicates() {
+    for p in phases().iter().filter(|p| p.phase == 0) {
+        assert_eq!(p.dups, 0, "duplicate samples: {p:?}");
+    }
+}

@@ -1,0 +1,62 @@
+//! The stopped state pauses sampling and `start` resumes it (SA23-2260, State of Sampling
+//! Function: "When the CPU enters the stopped state from the operating state, active
+//! sampling functions are stopped. When the CPU enters the operating state from the stopped
+//! state, sampling functions resume the states they were in when they were last stopped").
+mod common;
+use common::*;
+
+#[test]
+fn no_samples_while_the_cpu_is_stopped_and_start_resumes_sampling() {
+    let dir = scratch("samp-stop-rc");
+    let script = dir.join("stop.rc");
+    std::fs::write(&script, "stop\npause 1\nstart\n").expect("script");
+    let cfg = Config {
+        before: vec![
+            "hao tgt Operation exception".into(),
+            format!("hao cmd script {}", script.display()),
+        ],
+        show: vec![(0x3000, 0x60), (0x37f0, 0x20)],
+        ..Config::default()
+    };
+    let out = run("samp_stop", &cfg);
+    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+    assert_eq!(out.program_checks(), vec![1], "the operator's trigger");
+    let (stored, overflow, cycles, interval) = (
+        out.u64(0x3000),
+        out.u64(0x3008),
+        out.u64(0x3010),
+        out.u64(0x3018),
+    );
+    let (gap_tod, gap_cpu_ns, after) = (out.u64(0x3020), out.u64(0x3028), out.u64(0x3030));
+    let us = |tod: u64| tod >> 12;
+    let wall_us = us(out.u64(0x3040) - out.u64(0x3038));
+    eprintln!(
+        "stored {stored} overflow {overflow} expected {:.1}; largest TOD step {} us, CPU step \
+         {gap_cpu_ns} ns, {after} samples after it; {wall_us} us from the trigger to the end",
+        cycles as f64 / interval as f64,
+        us(gap_tod)
+    );
+    assert_eq!(out.u32(0x3048), 0x0003_0303, "still active at the end");
+    // The CPU was stopped for about a second: no sample in that time ...
+    assert!(
+        us(gap_tod) >= 800_000,
+        "largest step between samples {} us: the stop did not pause sampling?\n{}",
+        us(gap_tod),
+        out.log
+    );
+    // ... and the stopped time was not sampling time: the next sample came one interval of
+    // CPU time after the last one before the stop (the interval is 500 us of CPU time),
+    // and none was counted as lost.
+    let interval_ns = interval * 1000 / 4404;
+    assert!(
+        gap_cpu_ns < 2 * interval_ns,
+        "{gap_cpu_ns} ns of CPU time across the stop"
+    );
+    // `start` resumed sampling: samples after the stop, as many as the CPU time allows.
+    assert!(after >= 100, "{after} samples after the stop");
+    let expected = cycles as f64 / interval as f64;
+    assert!(
+        ((stored + overflow) as f64 - expected).abs() / expected < 0.05,
+        "{stored} stored + {overflow} counted vs {expected:.0} intervals"
+    );
+}
