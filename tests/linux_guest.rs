@@ -126,6 +126,22 @@ fn linux_perf_and_lscpumf_use_the_facilities() {
         "{ls}"
     );
     assert!(ls.contains("Minimum:     220200 cycles"), "{ls}");
+    assert!(ls.contains("Maximum: 4404000000 cycles"), "{ls}");
+    for set in [
+        "Basic counter Set",
+        "Problem-State counter Set",
+        "Crypto-Activity counter Set",
+        "Extended counter Set",
+    ] {
+        assert!(ls.contains(set), "{set} not authorized: {ls}");
+    }
+    assert!(
+        ls.contains("Authorized sampling modes:") && ls.contains("basic"),
+        "{ls}"
+    );
+    // lscpumf -c picks its counter table from the CPU model the guest sees (STIDP 2097).
+    let lc = lines(&log, "LSCPUMF-C:").join("\n");
+    assert!(lc.contains("IBM System z10 EC"), "{lc}");
     // perf stat over /work: 100,000,000 BRCTGs in user space (plus exec and exit).
     let instr = stat(&log, "cpum_cf/INSTRUCTIONS/").expect("INSTRUCTIONS");
     assert!((instr - 1e8).abs() / 1e8 < 0.05, "instructions {instr}");
