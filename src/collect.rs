@@ -146,14 +146,48 @@ pub fn parse_begin(words: &[String]) -> Result<BeginOptions, String> {
         mvs: false,
     };
     let mut explicit_duration = false;
+    let mut seen: Vec<&'static str> = Vec::new();
+    let mut sampling_keyword: Option<&'static str> = None;
     for w in words {
-        let (k, v) = match w.split_once('=') {
-            Some((k, v)) => (k.to_ascii_lowercase(), v.to_string()),
-            None => (w.to_ascii_lowercase(), String::new()),
+        let (k, v, has_value) = match w.split_once('=') {
+            Some((k, v)) => (k.to_ascii_lowercase(), v.to_string(), true),
+            None => (w.to_ascii_lowercase(), String::new(), false),
         };
-        match k.as_str() {
-            "ctronly" | "nosamp" => o.sampling = false,
-            "ctrset" | "ctr" => {
+        // The keyword's z/OS name (abbreviations and hcpumf synonyms folded).
+        let name: &'static str = match k.as_str() {
+            "ctronly" | "nosamp" => "CTRONLY",
+            "ctrset" | "ctr" => "CTRSET",
+            "sampfreq" | "sf" => "SAMPFREQ",
+            "samptype" | "st" => "SAMPTYPE",
+            "duration" | "dur" => "DURATION",
+            "path" => "PATH",
+            "title" | "tt" => "TITLE",
+            "map" => "MAP",
+            "mvs" => "MVS",
+            "bufcnt" | "buf" => "BUFCNT",
+            _ => {
+                return Err(format!(
+                    "unknown keyword '{w}' (enter 'hcpumf his help' for the keywords)"
+                ))
+            }
+        };
+        if seen.contains(&name) {
+            return Err(format!("{name} is given more than once"));
+        }
+        seen.push(name);
+        if name == "CTRONLY" {
+            if has_value {
+                return Err(format!("{} takes no value ('{w}')", k.to_ascii_uppercase()));
+            }
+        } else if v.trim_matches('\'').is_empty() && name != "TITLE" {
+            return Err(format!("{name} needs a value ({name}=...)"));
+        }
+        if matches!(name, "SAMPFREQ" | "SAMPTYPE" | "BUFCNT") {
+            sampling_keyword = Some(name);
+        }
+        match name {
+            "CTRONLY" => o.sampling = false,
+            "CTRSET" => {
                 let list = v.trim_matches(|c| c == '(' || c == ')');
                 if list.eq_ignore_ascii_case("all") {
                     o.sets = CounterSets::CPU_SETS;
@@ -167,12 +201,14 @@ pub fn parse_begin(words: &[String]) -> Result<BeginOptions, String> {
                             "p" => CounterSets::PROBLEM_STATE,
                             "c" => CounterSets::CRYPTO,
                             "e" => CounterSets::EXTENDED,
-                            other => return Err(format!("CTRSET: unknown counter set '{other}'")),
+                            other => return Err(format!(
+                                "CTRSET: unknown counter set '{other}' (B, P, C, E, ALL or NONE)"
+                            )),
                         };
                     }
                 }
             }
-            "sampfreq" | "sf" => {
+            "SAMPFREQ" => {
                 let f: u64 = v
                     .parse()
                     .map_err(|_| format!("SAMPFREQ: '{v}' is not a number"))?;
@@ -181,47 +217,55 @@ pub fn parse_begin(words: &[String]) -> Result<BeginOptions, String> {
                 let min = m.rate_for_interval(m.max_sampling_interval) * 60;
                 if f < min.max(1) || f > max {
                     return Err(format!(
-                        "SAMPFREQ must be {}..{max} samples per minute per CPU",
+                        "SAMPFREQ must be {}..{max} samples per minute per CPU, not {f}",
                         min.max(1)
                     ));
                 }
                 o.sampfreq = f;
             }
-            "samptype" | "st" => match v.to_ascii_lowercase().as_str() {
+            "SAMPTYPE" => match v.to_ascii_lowercase().as_str() {
                 "b" | "basic" => o.diagnostic = false,
                 "d" | "diag" => o.diagnostic = true,
-                _ => return Err("SAMPTYPE must be B or D".into()),
+                _ => return Err(format!("SAMPTYPE must be B or D, not '{v}'")),
             },
-            "duration" | "dur" => {
+            "DURATION" => {
                 let d: u64 = v
                     .parse()
                     .map_err(|_| format!("DURATION: '{v}' is not a number of minutes"))?;
                 if d == 0 || d > 24 * 60 {
-                    return Err("DURATION must be 1..1440 minutes".into());
+                    return Err(format!("DURATION must be 1..1440 minutes, not {d}"));
                 }
                 o.duration_min = Some(d);
                 explicit_duration = true;
             }
-            "path" => {
+            "PATH" => {
                 let p = PathBuf::from(v.trim_matches('\''));
                 if !p.is_dir() {
                     return Err(format!("PATH '{}' is not a directory", p.display()));
                 }
+                if !writable(&p) {
+                    return Err(format!("PATH '{}' is not writable", p.display()));
+                }
                 o.path = p;
             }
-            "title" | "tt" => o.title = v.trim_matches('\'').to_string(),
-            "map" => o.map = yes_no(&k, &v)?,
-            "mvs" => o.mvs = yes_no(&k, &v)?,
-            "bufcnt" | "buf" => {
+            "TITLE" => o.title = v.trim_matches('\'').to_string(),
+            "MAP" => o.map = yes_no(name, &v)?,
+            "MVS" => o.mvs = yes_no(name, &v)?,
+            "BUFCNT" => {
                 let b: u64 = v
                     .parse()
                     .map_err(|_| format!("BUFCNT: '{v}' is not a number"))?;
                 if !(4..=1024).contains(&b) {
-                    return Err("BUFCNT must be 4..1024".into());
+                    return Err(format!("BUFCNT must be 4..1024, not {b}"));
                 }
             }
-            _ => return Err(format!("unknown keyword '{w}'")),
+            other => return Err(format!("keyword {other} is not handled")),
         }
+    }
+    if let (false, Some(k)) = (o.sampling, sampling_keyword) {
+        return Err(format!(
+            "{k} is a sampling keyword; CTRONLY collects no samples"
+        ));
     }
     if o.sets.is_empty() && !o.sampling {
         return Err("nothing to collect: no counter sets and no sampling".into());
@@ -236,8 +280,18 @@ fn yes_no(k: &str, v: &str) -> Result<bool, String> {
     match v.to_ascii_lowercase().as_str() {
         "yes" | "y" => Ok(true),
         "no" | "n" => Ok(false),
-        _ => Err(format!("{} must be YES or NO", k.to_ascii_uppercase())),
+        _ => Err(format!("{k} must be YES or NO, not '{v}'")),
     }
+}
+
+/// Can files be created in `dir` (access(2) with W_OK and X_OK)?
+fn writable(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: `c` is a NUL-terminated path that outlives the call.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) == 0 }
 }
 
 /// `hcpumf his ...`
@@ -248,6 +302,11 @@ pub fn command(words: &[String]) {
             Ok(msg) => runtime::log(&msg),
             Err(e) => runtime::log(&format!("HHCMF041E hcpumf his begin: {e}; nothing started")),
         },
+        Some("end") | Some("e") | Some("status") if !rest.is_empty() => runtime::log(&format!(
+            "HHCMF049E hcpumf his {}: takes no keywords, not '{}'; nothing changed",
+            sub.as_deref().unwrap_or(""),
+            rest.join(" ")
+        )),
         Some("end") | Some("e") => match end("END command") {
             Ok(msg) => runtime::log(&msg),
             Err(e) => runtime::log(&format!("HHCMF043E hcpumf his end: {e}")),
@@ -713,6 +772,74 @@ pub fn stop_on_unload() {
         match end("Hercules is stopping") {
             Ok(m) => runtime::log(&m),
             Err(e) => runtime::log(&format!("HHCMF043E hcpumf his: {e}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> Result<BeginOptions, String> {
+        let words: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+        parse_begin(&words)
+    }
+
+    #[test]
+    fn defaults_are_those_of_z_os_his() {
+        let o = parse("").unwrap();
+        assert_eq!(o.sets, CounterSets::BASIC | CounterSets::PROBLEM_STATE);
+        assert!(o.sampling && !o.diagnostic && !o.map && !o.mvs);
+        assert_eq!((o.sampfreq, o.duration_min), (800_000, Some(10)));
+        let o = parse("CTRONLY").unwrap();
+        assert_eq!((o.sampling, o.duration_min), (false, None));
+        let o = parse("ctr=(b,e) sf=600000 st=d dur=2 buf=16 tt='x' map=yes mvs=y").unwrap();
+        assert_eq!(o.sets, CounterSets::BASIC | CounterSets::EXTENDED);
+        assert_eq!(
+            (o.sampfreq, o.diagnostic, o.duration_min),
+            (600_000, true, Some(2))
+        );
+        assert_eq!(o.title, "x");
+        assert!(o.map && o.mvs);
+    }
+
+    #[test]
+    fn every_bad_keyword_or_value_is_named() {
+        for (line, says) in [
+            ("bogus=1", "unknown keyword 'bogus=1'"),
+            ("ctrset=(b,x)", "unknown counter set 'x'"),
+            ("ctrset=", "CTRSET needs a value"),
+            ("ctronly=yes", "CTRONLY takes no value"),
+            ("nosamp=1", "NOSAMP takes no value"),
+            ("ctronly ctrset=none", "nothing to collect"),
+            ("ctronly sampfreq=1000", "SAMPFREQ is a sampling keyword"),
+            ("ctronly samptype=d", "SAMPTYPE is a sampling keyword"),
+            ("ctronly bufcnt=8", "BUFCNT is a sampling keyword"),
+            ("sampfreq=abc", "SAMPFREQ: 'abc' is not a number"),
+            ("sampfreq=99999999", "SAMPFREQ must be"),
+            ("sampfreq=0", "SAMPFREQ must be"),
+            ("sampfreq", "SAMPFREQ needs a value"),
+            ("samptype=x", "SAMPTYPE must be B or D"),
+            ("duration=0", "DURATION must be 1..1440"),
+            ("duration=1441", "DURATION must be 1..1440"),
+            ("duration=ten", "is not a number of minutes"),
+            ("path=/nonexistent/dir", "is not a directory"),
+            ("path=/etc/passwd", "is not a directory"),
+            ("map=maybe", "MAP must be YES or NO"),
+            ("mvs=", "MVS needs a value"),
+            ("bufcnt=3", "BUFCNT must be 4..1024"),
+            ("bufcnt=1025", "BUFCNT must be 4..1024"),
+            ("bufcnt=x", "BUFCNT: 'x' is not a number"),
+            (
+                "sf=600000 sampfreq=600000",
+                "SAMPFREQ is given more than once",
+            ),
+            ("dur=1 duration=2", "DURATION is given more than once"),
+        ] {
+            match parse(line) {
+                Ok(o) => panic!("'{line}' was accepted: {o:?}"),
+                Err(e) => assert!(e.contains(says), "'{line}': {e}"),
+            }
         }
     }
 }

@@ -115,24 +115,100 @@ fn collection_files_match_the_workload() {
 
 #[test]
 fn bad_keywords_change_nothing() {
+    // Every bad keyword or value of `hcpumf his` gets a message naming it, starts nothing and
+    // leaves a run that is active untouched.
     let out_dir = scratch("his-bad");
+    let bad_begins: Vec<(String, &str)> = vec![
+        ("bogus=1".into(), "unknown keyword 'bogus=1'"),
+        ("ctrset=(b,x)".into(), "unknown counter set 'x'"),
+        ("ctrset=".into(), "CTRSET needs a value"),
+        ("ctronly=yes".into(), "CTRONLY takes no value"),
+        ("ctronly ctrset=none".into(), "nothing to collect"),
+        (
+            "ctronly sampfreq=1000".into(),
+            "SAMPFREQ is a sampling keyword",
+        ),
+        ("sampfreq=abc".into(), "SAMPFREQ: 'abc' is not a number"),
+        (
+            format!("sampfreq=99999999 path={}", out_dir.display()),
+            "SAMPFREQ must be",
+        ),
+        ("samptype=x".into(), "SAMPTYPE must be B or D"),
+        ("duration=0".into(), "DURATION must be 1..1440"),
+        ("duration=ten".into(), "DURATION: 'ten' is not a number"),
+        (
+            "path=/nonexistent/dir".into(),
+            "PATH '/nonexistent/dir' is not a directory",
+        ),
+        ("map=maybe".into(), "MAP must be YES or NO"),
+        ("mvs=".into(), "MVS needs a value"),
+        ("bufcnt=3".into(), "BUFCNT must be 4..1024"),
+        (
+            "sf=600000 sampfreq=600000".into(),
+            "SAMPFREQ is given more than once",
+        ),
+    ];
+    let mut before: Vec<String> = bad_begins
+        .iter()
+        .map(|(k, _)| format!("hcpumf his begin {k}"))
+        .collect();
+    before.extend([
+        "hcpumf his status".to_string(),
+        "hcpumf his end".into(),
+        "hcpumf his end now".into(),
+        "hcpumf his frobnicate".into(),
+        // A good run, then bad commands while it is active: it goes on unchanged.
+        format!(
+            "hcpumf his begin ctronly ctrset=b path={}",
+            out_dir.display()
+        ),
+        "hcpumf his begin ctronly".into(),
+        "hcpumf his begin sampfreq=1".into(),
+        "hcpumf his status".into(),
+    ]);
     let cfg = Config {
-        before: vec![
-            format!(
-                "hcpumf his begin sampfreq=99999999 path={}",
-                out_dir.display()
-            ),
-            "hcpumf his begin ctrset=(b,x)".into(),
-            "hcpumf his begin path=/nonexistent/dir".into(),
-            "hcpumf his begin bogus=1".into(),
-            "hcpumf his end".into(),
-        ],
+        before,
+        after: vec!["hcpumf his end".into()],
         ..Config::default()
     };
     let out = run("stfle", &cfg);
-    assert_eq!(out.log.matches("HHCMF041E").count(), 4, "{}", out.log);
-    assert!(out.said("HHCMF043E"), "end without a run");
-    assert!(files(&out_dir, "SYSHIS").is_empty());
+    let errors: Vec<&str> = out
+        .log
+        .lines()
+        .filter(|l| l.contains("HHCMF041E"))
+        .collect();
+    assert_eq!(errors.len(), bad_begins.len() + 2, "{}", out.log);
+    for (i, (_, says)) in bad_begins.iter().enumerate() {
+        assert!(
+            errors[i].contains(says) && errors[i].contains("nothing started"),
+            "begin {}: expected '{says}' in '{}'",
+            bad_begins[i].0,
+            errors[i]
+        );
+    }
+    assert!(errors[bad_begins.len()].contains("a run is already active"));
+    assert!(errors[bad_begins.len() + 1].contains("SAMPFREQ must be"));
+    assert!(
+        out.said("HHCMF046I hcpumf his: no run is active"),
+        "{}",
+        out.log
+    );
+    assert!(out.said("HHCMF043E hcpumf his end: no run is active"));
+    assert!(out.said("HHCMF049E hcpumf his end: takes no keywords, not 'now'"));
+    assert!(out.said("HHCMF049E unknown hcpumf his subcommand 'frobnicate'"));
+    assert_eq!(out.log.matches("HHCMF042I").count(), 1, "{}", out.log);
+    assert!(
+        out.log
+            .lines()
+            .any(|l| l.contains("HHCMF047I") && l.contains("counter sets B, sampling off")),
+        "the good run is unchanged:\n{}",
+        out.log
+    );
+    assert!(out.said("HHCMF044I"));
+    // Only the good run's file: its .CNT, no samples.
+    let names: Vec<_> = files(&out_dir, "SYSHIS");
+    assert_eq!(names.len(), 1, "{names:?}");
+    assert!(names[0].to_string_lossy().ends_with(".CNT"));
 }
 
 #[test]
