@@ -92,7 +92,6 @@ struct Run {
     command: String,
     sets: CounterSets,
     sampling: bool,
-    map: bool,
     started: Instant,
     start_time: std::time::SystemTime,
     start_tod: u64,
@@ -100,6 +99,71 @@ struct Run {
     tx: Option<mpsc::Sender<Msg>>,
     writer: Option<std::thread::JoinHandle<WriterReport>>,
     deadline: Option<Instant>,
+    /// The .CNT and .MAP, created at BEGIN with their space reserved, so that a disk that
+    /// fills with samples cannot cost the run its counters or its map.
+    cnt_file: Option<Reserved>,
+    map_file: Option<Reserved>,
+}
+
+/// A file created with its space written (not sparse), rewritten in place at the end.
+struct Reserved {
+    name: String,
+    file: File,
+    reserved: u64,
+}
+
+impl Reserved {
+    fn create(dir: &Path, name: String, len: u64) -> Result<Reserved, String> {
+        let path = dir.join(&name);
+        let mut file = File::create(&path).map_err(|e| format!("cannot create {name}: {e}"))?;
+        // Blanks with a newline per 64 bytes: a run that never ends (Hercules killed) leaves a
+        // text file a reader reports as empty, not binary zeros.
+        let mut line = [b' '; 64];
+        line[63] = b'\n';
+        let chunk: Vec<u8> = line.iter().copied().cycle().take(64 * 1024).collect();
+        let mut left = len;
+        while left > 0 {
+            let n = left.min(chunk.len() as u64) as usize;
+            if let Err(e) = file.write_all(&chunk[..n]) {
+                drop(file);
+                let _ = std::fs::remove_file(&path);
+                return Err(format!(
+                    "cannot reserve {len} bytes for {name}: {e}; nothing started"
+                ));
+            }
+            left -= n as u64;
+        }
+        Ok(Reserved {
+            name,
+            file,
+            reserved: len,
+        })
+    }
+
+    /// Replace the reserved blanks by `text` (written in place; only what exceeds the
+    /// reservation needs new space). On failure the file is removed: no half file is left.
+    fn finish(mut self, dir: &Path, text: &[u8]) -> Result<String, String> {
+        use std::io::{Seek, SeekFrom};
+        let r = self
+            .file
+            .seek(SeekFrom::Start(0))
+            .and_then(|_| self.file.write_all(text))
+            .and_then(|_| self.file.set_len(text.len() as u64))
+            .and_then(|_| self.file.sync_all());
+        match r {
+            Ok(()) => Ok(self.name),
+            Err(e) => {
+                drop(self.file);
+                let _ = std::fs::remove_file(dir.join(&self.name));
+                Err(format!(
+                    "cannot write {} ({} bytes, {} reserved): {e}; it was removed",
+                    self.name,
+                    text.len(),
+                    self.reserved
+                ))
+            }
+        }
+    }
 }
 
 #[derive(Default)]
@@ -201,9 +265,11 @@ pub fn parse_begin(words: &[String]) -> Result<BeginOptions, String> {
                             "p" => CounterSets::PROBLEM_STATE,
                             "c" => CounterSets::CRYPTO,
                             "e" => CounterSets::EXTENDED,
-                            other => return Err(format!(
+                            other => {
+                                return Err(format!(
                                 "CTRSET: unknown counter set '{other}' (B, P, C, E, ALL or NONE)"
-                            )),
+                            ))
+                            }
                         };
                     }
                 }
@@ -376,6 +442,30 @@ fn begin(rest: &[String], all: &[String]) -> Result<String, String> {
             begin.push(None);
         }
     }
+    // Reserve the .CNT and .MAP first: if even that fails, nothing starts.
+    let cnt_file = if o.sets.is_empty() {
+        None
+    } else {
+        let online = begin.iter().filter(|b| b.is_some()).count() as u64;
+        Some(Reserved::create(
+            &o.path,
+            format!("{id}.CNT"),
+            cnt_reservation(o.sets, online, all),
+        )?)
+    };
+    let map_file = if o.map {
+        match Reserved::create(&o.path, format!("{id}.MAP"), MAP_RESERVATION) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                if let Some(c) = cnt_file {
+                    let _ = std::fs::remove_file(o.path.join(&c.name));
+                }
+                return Err(e);
+            }
+        }
+    } else {
+        None
+    };
     let (tx, writer) = if o.sampling {
         let (tx, rx) = mpsc::channel::<Msg>();
         let dir = o.path.clone();
@@ -395,7 +485,6 @@ fn begin(rest: &[String], all: &[String]) -> Result<String, String> {
         command: format!("hcpumf {}", all.join(" ")),
         sets: o.sets,
         sampling: o.sampling,
-        map: o.map,
         started: Instant::now(),
         start_time: now,
         start_tod: tod_now(),
@@ -405,6 +494,8 @@ fn begin(rest: &[String], all: &[String]) -> Result<String, String> {
         deadline: o
             .duration_min
             .map(|m| Instant::now() + Duration::from_secs(m * 60)),
+        cnt_file,
+        map_file,
     };
     // Start the per-CPU host sampling and the accounting points the problem-state split needs.
     for (i, st) in r.cpus.iter().enumerate() {
@@ -505,9 +596,20 @@ fn writer_loop(dir: &Path, id: &str, rx: mpsc::Receiver<Msg>) -> WriterReport {
                 }
                 if let Some(f) = files[c].as_mut() {
                     if let Err(e) = f.write_all(&block) {
-                        // Keep the file whole up to the last complete block.
+                        // Keep the file whole up to the last complete block, stop sampling
+                        // (further blocks could not be written) and say so now.
                         let _ = f.set_len(rep.blocks[c] * BLOCK as u64);
-                        rep.error = Some(format!("writing {id}.SMP.{cpu:X}: {e}"));
+                        for st in runtime::rt().cpus.iter() {
+                            st.schedule.host.stop();
+                        }
+                        let e = format!(
+                            "writing {id}.SMP.{cpu:X}: {e}; sampling stopped, every .SMP file \
+                             complete up to its last full block ({} blocks in {id}.SMP.{cpu:X}), \
+                             counters go on until END",
+                            rep.blocks[c]
+                        );
+                        runtime::log(&format!("HHCMF045W hcpumf his: {e}"));
+                        rep.error = Some(e);
                     } else {
                         rep.blocks[c] += 1;
                     }
@@ -624,20 +726,19 @@ fn end(why: &str) -> Result<String, String> {
         .and_then(|h| h.join().ok())
         .unwrap_or_default();
     let mut files = Vec::new();
-    let mut cnt_err = None;
-    if !run.sets.is_empty() {
-        let name = format!("{}.CNT", run.id);
-        let text = cnt_text(&run, &name, end_time, end_tod);
-        match std::fs::write(run.dir.join(&name), text) {
-            Ok(()) => files.push(name),
-            Err(e) => cnt_err = Some(format!("cannot write {name}: {e}")),
+    let mut errors = Vec::new();
+    if let Some(f) = run.cnt_file.take() {
+        let text = cnt_text(&run, &f.name, end_time, end_tod);
+        match f.finish(&run.dir, text.as_bytes()) {
+            Ok(name) => files.push(name),
+            Err(e) => errors.push(e),
         }
     }
-    if run.map {
-        let name = format!("{}.MAP", run.id);
-        match crate::mvs::write_map(&run.dir.join(&name)) {
-            Ok(note) => files.push(format!("{name} ({note})")),
-            Err(e) => cnt_err = Some(format!("cannot write {name}: {e}")),
+    if let Some(f) = run.map_file.take() {
+        let (text, note) = crate::mvs::map_text();
+        match f.finish(&run.dir, text.as_bytes()) {
+            Ok(name) => files.push(format!("{name} ({note})")),
+            Err(e) => errors.push(e),
         }
     }
     let smp: u64 = report.blocks.iter().sum();
@@ -654,13 +755,51 @@ fn end(why: &str) -> Result<String, String> {
             files.join(", ")
         }
     );
-    if let Some(e) = report.error.or(cnt_err) {
-        msg.push_str(&format!(
-            "\nHHCMF045W hcpumf his: {e}; the files are complete up to the last full block"
-        ));
+    if let Some(e) = report.error {
+        msg.push_str(&format!("\nHHCMF045W hcpumf his: {e}"));
+    }
+    for e in errors {
+        msg.push_str(&format!("\nHHCMF045W hcpumf his: {e}"));
     }
     let _ = m;
     Ok(msg)
+}
+
+/// Space reserved for the .MAP at BEGIN (an MVS 3.8J map is a few hundred records).
+const MAP_RESERVATION: u64 = 256 * 1024;
+
+/// Space for the .CNT of `cpus` CPUs: the text with zero counters is as long as the real one
+/// (fixed-width values), plus room for the title and command.
+fn cnt_reservation(sets: CounterSets, cpus: u64, command: &[String]) -> u64 {
+    let m = model::current();
+    let mut values = Vec::new();
+    for set in [
+        CounterSet::Basic,
+        CounterSet::ProblemState,
+        CounterSet::CryptoActivity,
+        CounterSet::Extended,
+    ] {
+        if sets.contains(set.bit()) {
+            values.push((set, vec![0u64; usize::from(m.set_size(set))]));
+        }
+    }
+    let text = crate::his::cnt::render(&crate::his::cnt::CntRun {
+        file_name: "SYSHISyyyymmdd.hhmmss.xxx.CNT".into(),
+        command: format!("hcpumf his {}", command.join(" ")),
+        title: String::new(),
+        machine_type: m.machine_type,
+        cfvn: m.cfvn,
+        csvn: m.csvn,
+        cpu_speed: m.cpu_speed,
+        start: std::time::UNIX_EPOCH,
+        end: std::time::UNIX_EPOCH,
+        start_tod: 0,
+        end_tod: 0,
+        cpus: (0..cpus.max(1) as u16)
+            .map(|c| (c, values.clone()))
+            .collect(),
+    });
+    text.len() as u64 + 4096
 }
 
 fn cnt_text(run: &Run, name: &str, end_time: std::time::SystemTime, end_tod: u64) -> String {

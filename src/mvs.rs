@@ -17,8 +17,6 @@ use crate::cpu::{Arch, CpuView};
 use crate::his::map::MapEntry;
 use crate::storage::{AbsAddr, GuestStorage};
 use std::collections::HashSet;
-use std::io::Write;
-use std::path::Path;
 
 const FLCCVT: u64 = 0x10;
 const PSATOLD: u64 = 0x21C;
@@ -419,9 +417,8 @@ fn walk_cdes(
     notes.push(format!("{what}: more than {MAX_WALK} entries, walk ended"));
 }
 
-/// Write a HIS-format .MAP of the running guest (CPU 0's view). Returns a short note.
-pub fn write_map(path: &Path) -> std::io::Result<String> {
-    let mut f = std::fs::File::create(path)?;
+/// The HIS-format .MAP text of the running guest (CPU 0's view) and a short note.
+pub fn map_text() -> (String, String) {
     let (records, notes) = match guest_space_of_cpu0() {
         Some((recs, notes)) => (recs, notes),
         None => (Vec::new(), vec!["no CPU or storage to walk".to_string()]),
@@ -433,20 +430,24 @@ pub fn write_map(path: &Path) -> std::io::Result<String> {
         .unwrap_or(0);
     let (y, mo, d, h, mi, s) = crate::collect::civil(now);
     let doy = day_of_year(y, mo, d);
-    writeln!(f, "I SYS HERCULES")?;
-    writeln!(f, "I OS MVS")?;
-    writeln!(f, "I DATE{:02}{:03}", y % 100, doy)?;
-    writeln!(f, "I TIME{h:02}{mi:02}{s:02}00")?;
-    writeln!(f, "I MAP V1R1")?;
-    writeln!(f, "I MODE 31-BIT")?;
-    writeln!(f, "I MACH0000{:04X}", m.machine_type)?;
+    let mut f = String::new();
+    f.push_str("I SYS HERCULES\n");
+    f.push_str("I OS MVS\n");
+    f.push_str(&format!("I DATE{:02}{:03}\n", y % 100, doy));
+    f.push_str(&format!("I TIME{h:02}{mi:02}{s:02}00\n"));
+    f.push_str("I MAP V1R1\n");
+    // The record layout's: 16 hexadecimal digits per address.
+    f.push_str("I MODE 64-BIT\n");
+    f.push_str(&format!("I MACH0000{:04X}\n", m.machine_type));
     for r in &records {
-        writeln!(f, "{}", r.line())?;
+        f.push_str(&r.line());
+        f.push('\n');
     }
     for n in &notes {
-        writeln!(f, "I NOTE {n}")?;
+        f.push_str(&format!("I NOTE {n}\n"));
     }
-    Ok(format!("{} records, {} notes", records.len(), notes.len()))
+    let note = format!("{} records, {} notes", records.len(), notes.len());
+    (f, note)
 }
 
 fn day_of_year(y: u64, m: u64, d: u64) -> u64 {
