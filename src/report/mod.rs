@@ -114,6 +114,7 @@ struct Row {
     invalid: u64,
     asid: u16,
     module: String,
+    csect: String,
     start: u64,
     end: u64,
     cycles_share: f64,
@@ -161,12 +162,20 @@ impl HotSpots {
         {
             return;
         }
-        // Samples in a module are keyed by the module's start; others by address bucket.
-        let (start, end, name) = match m.module_at(asid, s.ia) {
-            Some(e) => (e.start, e.end, e.name.clone()),
-            None => {
+        // Samples in a module are keyed by the start of their CSECT (when the map has C
+        // records) or module; others by address bucket.
+        let module = m.module_at(asid, s.ia);
+        let csect = if m.csects.is_empty() {
+            None
+        } else {
+            m.csect_at(asid, s.ia)
+        };
+        let (start, end) = match (csect, module) {
+            (Some(c), _) => (c.start, c.end),
+            (None, Some(e)) => (e.start, e.end),
+            (None, None) => {
                 let b = s.ia / opts.bucket.max(1) * opts.bucket.max(1);
-                (b, b + opts.bucket.max(1) - 1, String::new())
+                (b, b + opts.bucket.max(1) - 1)
             }
         };
         let key = (asid, start);
@@ -178,7 +187,8 @@ impl HotSpots {
                 if i == n {
                     self.rows.push(Row {
                         asid,
-                        module: name,
+                        module: module.map(|e| e.name.clone()).unwrap_or_default(),
+                        csect: csect.map(|e| e.name.clone()).unwrap_or_default(),
                         start,
                         end,
                         ..Default::default()
@@ -201,26 +211,31 @@ impl HotSpots {
     }
 }
 
-/// Make the report; returns the text.
-pub fn report(files: &RunFiles, opts: &Options) -> Result<String, ReportError> {
+/// A report: its text, and every damaged input (file, offset, what) it also lists.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    pub text: String,
+    pub damaged: Vec<String>,
+}
+
+/// Make the report.
+pub fn report(files: &RunFiles, opts: &Options) -> Result<Report, ReportError> {
     let mut out = String::new();
     let mut problems: Vec<String> = Vec::new();
     let mut m = map::MapFile::default();
     for p in &files.map {
-        let text = String::from_utf8_lossy(&read(p)?).into_owned();
-        let f = map::parse(&text);
-        for (line, t) in &f.problems {
-            problems.push(format!(
-                "{}: line {line}: malformed map record '{t}'",
-                p.display()
-            ));
+        let f = map::parse_bytes(&read(p)?);
+        for pr in &f.problems {
+            problems.push(format!("{}: {pr}", p.display()));
         }
         m.info.extend(f.info);
         m.jobs.extend(f.jobs);
         m.modules.extend(f.modules);
+        m.csects.extend(f.csects);
+        m.entries.extend(f.entries);
         m.boundaries.extend(f.boundaries);
     }
-    m.modules.sort_by_key(|e| e.start);
+    m.sort();
 
     // Samples.
     let mut hs = HotSpots::new();
@@ -264,13 +279,9 @@ pub fn report(files: &RunFiles, opts: &Options) -> Result<String, ReportError> {
     // Counters.
     let mut counters = Vec::new();
     for p in &files.cnt {
-        let text = String::from_utf8_lossy(&read(p)?).into_owned();
-        let f = cnt::parse(&text);
-        for (line, t) in &f.problems {
-            problems.push(format!(
-                "{}: line {line}: unreadable counter line '{t}'",
-                p.display()
-            ));
+        let f = cnt::parse_bytes(&read(p)?);
+        for pr in &f.problems {
+            problems.push(format!("{}: {pr}", p.display()));
         }
         counters.push(f);
     }
@@ -302,6 +313,12 @@ pub fn report(files: &RunFiles, opts: &Options) -> Result<String, ReportError> {
             } else {
                 r.module.clone()
             };
+            // Without C records a module is its own CSECT (MVS 3.8J keeps no CSECT map).
+            let csect = if r.csect.is_empty() {
+                module.clone()
+            } else {
+                r.csect.clone()
+            };
             let _ = writeln!(
                 out,
                 "{:>10} {:>9} {:>7.2} {:>6} {:>5} {:<8} {:<8} {:<8} {:08X}-{:08X}",
@@ -312,7 +329,7 @@ pub fn report(files: &RunFiles, opts: &Options) -> Result<String, ReportError> {
                 format!("{:04X}", r.asid),
                 job,
                 module,
-                module,
+                csect,
                 r.start,
                 r.end
             );
@@ -383,7 +400,10 @@ pub fn report(files: &RunFiles, opts: &Options) -> Result<String, ReportError> {
             let _ = writeln!(out, "  {p}");
         }
     }
-    Ok(out)
+    Ok(Report {
+        text: out,
+        damaged: problems,
+    })
 }
 
 fn total_cpi(f: &cnt::CntFile) -> Option<f64> {
