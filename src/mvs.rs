@@ -4,7 +4,9 @@
 //!
 //! Control-block offsets are those of the MVS 3.8J macros (IHAPSA, CVT, IHAASVT, IHAASCB,
 //! IHACDE, IHAXTLST), unchanged in later MVS for these fields:
-//! PSA: FLCCVT X'10', PSATOLD X'21C', PSAAOLD X'224'; CVT: CVTQLPAQ X'BC', CVTASVT X'22C';
+//! PSA: FLCCVT X'10', PSATOLD X'21C', PSAAOLD X'224'; CVT: CVTNUCB X'80' (lowest address
+//! not in the nucleus), CVTMZ00 X'A4' (highest virtual address), CVTQLPAQ X'BC', CVTLPDIA
+//! X'168' (LPA directory: start of the PLPA), CVTSHRVM X'1A0' (start of the CSA), CVTASVT X'22C';
 //! ASVT: ASVTMAXU X'204', ASVTENTY X'210' (entries with X'80000000' are available);
 //! ASCB: ASCBASID X'24', ASCBJBNI X'AC', ASCBJBNS X'B0'; TCB: TCBJPQ X'2C';
 //! CDE: CDCHAIN X'0', CDNAME X'8', CDENTPT X'10', CDXLMJP X'14', CDATTR X'1C' (CDMIN X'04');
@@ -21,7 +23,11 @@ use std::collections::HashSet;
 const FLCCVT: u64 = 0x10;
 const PSATOLD: u64 = 0x21C;
 const PSAAOLD: u64 = 0x224;
+const CVTNUCB: u64 = 0x80;
+const CVTMZ00: u64 = 0xA4;
 const CVTQLPAQ: u64 = 0xBC;
+const CVTLPDIA: u64 = 0x168;
+const CVTSHRVM: u64 = 0x1A0;
 const CVTASVT: u64 = 0x22C;
 const ASVTMAXU: u64 = 0x204;
 const ASVTENTY: u64 = 0x210;
@@ -283,6 +289,7 @@ pub fn walk(space: &Space) -> (Vec<MapEntry>, Vec<String>) {
         notes.push("no CVT (FLCCVT is zero): not an MVS guest".into());
         return (recs, notes);
     }
+    boundaries(space, cvt, &mut recs, &mut notes);
     // Address spaces.
     match space.ptr(cvt + CVTASVT) {
         None => notes.push(format!("CVTASVT at CVT {cvt:08X} not addressable or zero")),
@@ -353,6 +360,48 @@ pub fn walk(space: &Space) -> (Vec<MapEntry>, Vec<String>) {
     (recs, notes)
 }
 
+/// B records: the virtual-storage areas MVS 3.8J's CVT describes, in address order: the
+/// nucleus (from 0 to CVTNUCB), the private area (up to CVTSHRVM), the CSA (up to the LPA
+/// directory, CVTLPDIA) and the link pack and system queue areas above it (to CVTMZ00; the
+/// boundary between them is in the GDA, which is not read). Values that are not in that
+/// order give a note instead.
+fn boundaries(space: &Space, cvt: u64, recs: &mut Vec<MapEntry>, notes: &mut Vec<String>) {
+    let field = |off: u64| space.u32(cvt + off).map(|v| u64::from(v & 0x7FFF_FFFF));
+    let (Some(nucb), Some(shrvm), Some(lpdia), Some(mz00)) = (
+        field(CVTNUCB),
+        field(CVTSHRVM),
+        field(CVTLPDIA),
+        field(CVTMZ00),
+    ) else {
+        notes.push(format!("CVT {cvt:08X}: storage boundaries not addressable"));
+        return;
+    };
+    if !(0 < nucb && nucb <= shrvm && shrvm <= lpdia && lpdia <= mz00) {
+        notes.push(format!(
+            "CVT {cvt:08X}: no storage boundaries (CVTNUCB {nucb:X}, CVTSHRVM {shrvm:X}, \
+             CVTLPDIA {lpdia:X}, CVTMZ00 {mz00:X} not in ascending order)"
+        ));
+        return;
+    }
+    for (name, start, end) in [
+        ("NUC", 0, nucb),
+        ("PRIVATE", nucb, shrvm),
+        ("CSA", shrvm, lpdia),
+        ("LPA+SQA", lpdia, mz00 + 1),
+    ] {
+        if end > start {
+            recs.push(MapEntry {
+                kind: 'B',
+                area: ' ',
+                asid: 0,
+                name: name.into(),
+                start,
+                end: end - 1,
+            });
+        }
+    }
+}
+
 fn walk_cdes(
     space: &Space,
     first: u64,
@@ -376,7 +425,19 @@ fn walk_cdes(
             notes.push(format!("{what}: CDE {cde:08X} not addressable"));
             return;
         };
-        if attr & CDMIN == 0 {
+        if attr & CDMIN != 0 {
+            // Minor CDE: an alias, whose entry point lies in its major CDE's module.
+            if let Some(ep) = space.ptr(cde + CDENTPT) {
+                recs.push(MapEntry {
+                    kind: 'E',
+                    area,
+                    asid,
+                    name: name.trim_end().to_string(),
+                    start: ep,
+                    end: ep,
+                });
+            }
+        } else {
             // Major CDE: its extent list gives the load address and length.
             if let Some(xl) = space.ptr(cde + CDXLMJP) {
                 let len = space.u32(xl + 8).map(|l| u64::from(l & 0x00FF_FFFF));
@@ -514,6 +575,18 @@ mod tests {
         put32(&s, 0x5000 + CDXLMJP, 0x5100);
         put32(&s, 0x5108, 0x8000_0010);
         put32(&s, 0x510C, 0x00A0_0000);
+        // Minor CDE (alias IEFBR15 of IEFBR14) chained after it.
+        put32(&s, 0x5000, 0x5200);
+        s.write(AbsAddr(0x5200 + CDNAME), &ebcdic("IEFBR15"))
+            .unwrap();
+        put32(&s, 0x5200 + CDENTPT, 0x00A0_0008);
+        put32(&s, 0x5200 + CDXLMJP, 0x5000);
+        s.write(AbsAddr(0x5200 + CDATTR), &[CDMIN]).unwrap();
+        // Storage boundaries: nucleus to 64K, private to 8M, CSA to 10M, LPA and SQA to 16M.
+        put32(&s, 0x1000 + CVTNUCB, 0x1_0000);
+        put32(&s, 0x1000 + CVTSHRVM, 0x80_0000);
+        put32(&s, 0x1000 + CVTLPDIA, 0xA0_0000);
+        put32(&s, 0x1000 + CVTMZ00, 0xFF_FFFF);
         // Running: TCB 0x6000 of ASID 1A.
         put32(&s, PSATOLD, 0x6000);
         put32(&s, PSAAOLD, 0x3100);
@@ -534,6 +607,20 @@ mod tests {
         assert!(lines.contains(&"AX0001MASTER  00000000000030000000000000003000".to_string()));
         assert!(lines.contains(&"AX001AMYJOB   00000000000031000000000000003100".to_string()));
         assert!(lines.contains(&"MC0000IEFBR14 0000000000A000000000000000A0000F".to_string()));
+        assert!(lines.contains(&"EC0000IEFBR15 0000000000A000080000000000A00008".to_string()));
+        for b in [
+            "B BDY NUC     0000000000000000000000000000FFFF",
+            "B BDY PRIVATE 000000000001000000000000007FFFFF",
+            "B BDY CSA     000000000080000000000000009FFFFF",
+            "B BDY LPA+SQA 0000000000A000000000000000FFFFFF",
+        ] {
+            assert!(lines.contains(&b.to_string()), "{b} in {lines:#?}");
+        }
+        // The reader reads them back.
+        let m = crate::his::map::parse(&lines.join("\n"));
+        assert!(m.problems.is_empty(), "{:?}", m.problems);
+        assert_eq!(m.boundaries.len(), 4);
+        assert_eq!(m.entries[0].name, "IEFBR15");
     }
 
     #[test]
@@ -553,8 +640,10 @@ mod tests {
     #[test]
     fn hostile_chains_end_with_a_note() {
         let s = mvs();
-        // The CDE chains to itself; the ASVT claims millions of entries beyond storage.
+        // The CDE chains to itself; the ASVT claims millions of entries beyond storage; the
+        // storage boundaries are out of order.
         put32(&s, 0x5000, 0x5000);
+        put32(&s, 0x1000 + CVTSHRVM, 0x1000);
         put32(&s, 0x2000 + ASVTMAXU, 0x7FFF_FFFF);
         let space = Space {
             storage: &s,
@@ -565,6 +654,10 @@ mod tests {
         assert!(notes.iter().any(|n| n.contains("loop")), "{notes:?}");
         assert!(
             notes.iter().any(|n| n.contains("not addressable")),
+            "{notes:?}"
+        );
+        assert!(
+            notes.iter().any(|n| n.contains("no storage boundaries")),
             "{notes:?}"
         );
         // No CVT at all.

@@ -97,6 +97,33 @@ fn collection_files_match_the_workload() {
     assert_eq!(m.jobs.get(&1).map(String::as_str), Some("*MASTER*"));
     let names: Vec<&str> = m.modules.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names, vec!["HOTLOOP", "WARMLOOP", "COOLLOOP"]);
+    assert!(m.problems.is_empty(), "{:?}", m.problems);
+    assert!(
+        !m.info.iter().any(|i| i.starts_with("NOTE")),
+        "{:?}",
+        m.info
+    );
+    // The alias (minor CDE) as an entry point, the CVT's storage areas as boundaries.
+    let entries: Vec<(&str, u64)> = m
+        .entries
+        .iter()
+        .map(|e| (e.name.as_str(), e.start))
+        .collect();
+    assert_eq!(entries, vec![("HOTENTRY", 0x10000)]);
+    let areas: Vec<(&str, u64, u64)> = m
+        .boundaries
+        .iter()
+        .map(|b| (b.name.as_str(), b.start, b.end))
+        .collect();
+    assert_eq!(
+        areas,
+        vec![
+            ("NUC", 0, 0x3FFF),
+            ("PRIVATE", 0x4000, 0x7FFF),
+            ("CSA", 0x8000, 0xFFFF),
+            ("LPA+SQA", 0x10000, 0xFF_FFFF),
+        ]
+    );
 
     // The report tool reads the run back.
     let rep = std::process::Command::new(env!("CARGO_BIN_EXE_hcpumf-report"))

@@ -16,9 +16,15 @@ pub struct MapEntry {
 impl MapEntry {
     /// The fixed-format record line.
     pub fn line(&self) -> String {
+        // Boundary records name their place (BDY) where the others have the ASID.
+        let place = if self.kind == 'B' {
+            "BDY ".to_string()
+        } else {
+            format!("{:04X}", self.asid)
+        };
         format!(
-            "{}{}{:04X}{:<8.8}{:016X}{:016X}",
-            self.kind, self.area, self.asid, self.name, self.start, self.end
+            "{}{}{place}{:<8.8}{:016X}{:016X}",
+            self.kind, self.area, self.name, self.start, self.end
         )
     }
 }
