@@ -385,13 +385,25 @@ pub fn command(words: &[String]) {
     }
 }
 
-fn run_id(now: std::time::SystemTime) -> String {
+/// SYSHISyyyymmdd.hhmmss.xxx: xxx is the first sequence number no file in `dir` has yet, so
+/// that runs started within one second do not overwrite each other's files.
+fn run_id(now: std::time::SystemTime, dir: &Path) -> Result<String, String> {
     let secs = now
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
     let (y, mo, d, h, mi, s) = civil(secs);
-    format!("SYSHIS{y:04}{mo:02}{d:02}.{h:02}{mi:02}{s:02}.000")
+    let base = format!("SYSHIS{y:04}{mo:02}{d:02}.{h:02}{mi:02}{s:02}");
+    let names: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read PATH '{}': {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&base))
+        .collect();
+    (0..1000)
+        .map(|seq| format!("{base}.{seq:03}"))
+        .find(|id| !names.iter().any(|n| n.starts_with(&format!("{id}."))))
+        .ok_or_else(|| format!("1000 runs in {base} already"))
 }
 
 /// UTC calendar date and time of a Unix time (days-from-civil inverse, Howard Hinnant).
@@ -427,7 +439,7 @@ fn begin(rest: &[String], all: &[String]) -> Result<String, String> {
         return Err("a run is already active; enter 'hcpumf his end' first".into());
     }
     let now = std::time::SystemTime::now();
-    let id = run_id(now);
+    let id = run_id(now, &o.path)?;
     let m = model::current();
     let interval_cycles = (u64::from(m.cpu_speed) * 1_000_000 * 60 / o.sampfreq)
         .clamp(m.min_sampling_interval, m.max_sampling_interval);
