@@ -647,10 +647,17 @@ pub fn host_tick(cpu: u16, st: &CpuState, view: &CpuView, prefix: u64, cr1: u64,
         return;
     }
     let m = model::current();
-    let gpp = if s.host_mvs.load(Ordering::Relaxed) {
+    // The guest program parameter: what MVS awareness reads from the PSA and ASCB, or else
+    // what the guest itself loaded with LPP (z/OS's dispatcher does, while the guest samples).
+    let mvs = if s.host_mvs.load(Ordering::Relaxed) {
         crate::mvs::program_parameter(view, prefix, cr1)
     } else {
         0
+    };
+    let gpp = if mvs != 0 {
+        mvs
+    } else {
+        st.program_parameter.get()
     };
     let diag = s.host_diagnostic.load(Ordering::Relaxed);
     let bsdes = usize::from(m.bsdes);

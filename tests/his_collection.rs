@@ -266,10 +266,31 @@ fn host_collection_coexists_with_guest_sampling() {
     );
     let smp_files = files(&out_dir, ".SMP.");
     assert_eq!(smp_files.len(), 1, "{}", out.log);
+    // The guest's own samples are as without the host run (sampling_basic): its LPP value
+    // in the host field (H = 1), nothing of the host's in the guest field.
+    assert_eq!(out.bytes(0x20004, 1)[0] & 0xE0, 0x60, "CL=1, H=1");
+    assert_eq!(out.u64(0x20008), out.u64(0x3088), "the guest's loop");
+    assert_eq!(out.u64(0x20010), 0, "GPP");
+    assert_eq!(out.u64(0x20018), 0x8000_0000_0000_00AB, "HPP");
+    // The host's samples: about 5,000/s over the ~0.4 s loop; those in the loop carry the
+    // program parameter the guest loaded, as the guest program parameter.
     let bytes = std::fs::read(&smp_files[0]).expect("read");
-    let mut n = 0;
-    smp::scan(&bytes[..], &mut |_| n += 1).expect("scan");
-    assert!(n > 100, "host samples: {n}");
+    let (mut n, mut in_loop) = (0u64, 0u64);
+    let lp = out.u64(0x3088);
+    let sum = smp::scan(&bytes[..], &mut |s| {
+        n += 1;
+        if s.ia == lp {
+            in_loop += 1;
+            assert_eq!((s.gpp, s.hpp), (0x8000_0000_0000_00AB, 0));
+        }
+    })
+    .expect("scan");
+    assert!(sum.problems.is_empty(), "{:?}", sum.problems);
+    assert!(n > 1000, "host samples: {n}");
+    assert!(
+        in_loop * 10 > n * 9,
+        "{in_loop} of {n} host samples in the loop"
+    );
 }
 
 #[test]
@@ -292,4 +313,38 @@ fn a_run_still_going_when_hercules_stops_is_written_out() {
         len > 0 && len.is_multiple_of(smp::BLOCK as u64),
         "whole blocks: {len}"
     );
+}
+
+#[test]
+fn host_counting_coexists_with_guest_counters() {
+    // The guest counts a 100,000,000-instruction loop with its own basic counter set (LCCTL,
+    // ECCTR) while a HIS run counts and samples the same CPU: the guest's count is exact as
+    // without the run, and the run's .CNT holds at least the guest's loop.
+    let out_dir = scratch("his-coexist-ctr");
+    let cfg = Config {
+        before: vec![format!(
+            "hcpumf his begin ctrset=(b,p) sampfreq=600000 path={}",
+            out_dir.display()
+        )],
+        after: vec!["hcpumf his end".into()],
+        ..Config::default()
+    };
+    let out = run("count_loop", &cfg);
+    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+    assert_eq!((out.u32(0x3030) >> 28) & 3, 0, "LCCTL cc 0");
+    let guest = out.u64(0x3008).wrapping_sub(out.u64(0x3000)) as f64;
+    let exact = 100_000_003.0;
+    assert!(
+        (guest - exact).abs() / exact < 0.01,
+        "the guest counted {guest} instructions"
+    );
+    let c = cnt::parse(&std::fs::read_to_string(&files(&out_dir, ".CNT")[0]).expect("cnt"));
+    assert!(c.problems.is_empty(), "{:?}", c.problems);
+    let host = c.cpus[&0].1[&1] as f64;
+    assert!(
+        host >= guest && host < guest * 1.05,
+        "the run counted {host} instructions, the guest {guest}"
+    );
+    let smp_files = files(&out_dir, ".SMP.");
+    assert_eq!(smp_files.len(), 1);
 }
