@@ -32,8 +32,15 @@ HHCMF040I hcpumf his: hardware event data collection from the host side
       duration=M          minutes (default 10 with sampling, until END otherwise)
       path=DIR            output directory (default .)
       title=TEXT          title for the .CNT file
-      map=yes|no          write a .MAP from the guest's MVS control blocks (default no)
+      bufcnt=N            accepted (4..1024); the plugin's buffers are its own
+      dataloss=ignore|stop  when samples are lost (disk full): go on counting, or end the run
+      mapasid=all|(a,...) write a .MAP at the end; private areas of these ASIDs (hex, <= 32)
+      mapjob=(job,...)    write a .MAP at the end; private areas of these jobs
+      mapverbose          the map's notes (bad pointers, loops) on the console too
+      maponly             write just the .MAP, now
+      map=yes|no          write a .MAP of every address space (default no)
       mvs=yes|no          fill the guest program parameter from MVS PSA/ASCB (default no)
+      (DDNAME, SMFINTVAL, STATECHANGE are z/OS-only and refused)
   hcpumf his end                end the run and write the files
   hcpumf his status             show the run";
 
@@ -103,6 +110,10 @@ struct Run {
     /// fills with samples cannot cost the run its counters or its map.
     cnt_file: Option<Reserved>,
     map_file: Option<Reserved>,
+    map_filter: crate::mvs::MapFilter,
+    map_verbose: bool,
+    /// Why the timer is to end the run at its deadline, if not DURATION.
+    stop_reason: Option<String>,
 }
 
 /// A file created with its space written (not sparse), rewritten in place at the end.
@@ -194,6 +205,16 @@ pub struct BeginOptions {
     pub title: String,
     pub map: bool,
     pub mvs: bool,
+    /// MAPASID: the address spaces whose private areas the map covers (None: all).
+    pub map_asids: Option<Vec<u16>>,
+    /// MAPJOB: jobs whose address spaces the map covers (with MAPASID's, if both).
+    pub map_jobs: Vec<String>,
+    /// MAPVERBOSE: the map's notes on the console too.
+    pub map_verbose: bool,
+    /// MAPONLY: just the map, now.
+    pub map_only: bool,
+    /// DATALOSS=STOP: end the run when sample data is lost (the disk fills).
+    pub dataloss_stop: bool,
 }
 
 /// Parse `his begin` keywords (z/OS spellings and abbreviations accepted).
@@ -208,10 +229,16 @@ pub fn parse_begin(words: &[String]) -> Result<BeginOptions, String> {
         title: String::new(),
         map: false,
         mvs: false,
+        map_asids: None,
+        map_jobs: Vec::new(),
+        map_verbose: false,
+        map_only: false,
+        dataloss_stop: false,
     };
     let mut explicit_duration = false;
     let mut seen: Vec<&'static str> = Vec::new();
     let mut sampling_keyword: Option<&'static str> = None;
+    let mut map_no = false;
     for w in words {
         let (k, v, has_value) = match w.split_once('=') {
             Some((k, v)) => (k.to_ascii_lowercase(), v.to_string(), true),
@@ -229,6 +256,29 @@ pub fn parse_begin(words: &[String]) -> Result<BeginOptions, String> {
             "map" => "MAP",
             "mvs" => "MVS",
             "bufcnt" | "buf" => "BUFCNT",
+            "mapasid" | "mas" => "MAPASID",
+            "mapjob" | "mjob" => "MAPJOB",
+            "mapverbose" | "mapv" => "MAPVERBOSE",
+            "maponly" => "MAPONLY",
+            "dataloss" | "dl" => "DATALOSS",
+            "ddname" | "dd" => {
+                return Err(format!(
+                    "'{w}': DDNAME (keywords from a data set) is a z/OS HIS keyword hcpumf does \
+                     not support; give the keywords on the command"
+                ))
+            }
+            "smfintval" | "si" => {
+                return Err(format!(
+                    "'{w}': SMFINTVAL is a z/OS HIS keyword hcpumf does not support (it writes \
+                     no SMF records; the .CNT has the run's deltas)"
+                ))
+            }
+            "statechange" | "sc" => {
+                return Err(format!(
+                    "'{w}': STATECHANGE is a z/OS HIS keyword hcpumf does not support (one \
+                     interval per run, .000)"
+                ))
+            }
             _ => {
                 return Err(format!(
                     "unknown keyword '{w}' (enter 'hcpumf his help' for the keywords)"
@@ -239,7 +289,7 @@ pub fn parse_begin(words: &[String]) -> Result<BeginOptions, String> {
             return Err(format!("{name} is given more than once"));
         }
         seen.push(name);
-        if name == "CTRONLY" {
+        if matches!(name, "CTRONLY" | "MAPVERBOSE" | "MAPONLY") {
             if has_value {
                 return Err(format!("{} takes no value ('{w}')", k.to_ascii_uppercase()));
             }
@@ -315,8 +365,57 @@ pub fn parse_begin(words: &[String]) -> Result<BeginOptions, String> {
                 o.path = p;
             }
             "TITLE" => o.title = v.trim_matches('\'').to_string(),
-            "MAP" => o.map = yes_no(name, &v)?,
+            "MAP" => {
+                o.map = yes_no(name, &v)?;
+                map_no = !o.map;
+            }
             "MVS" => o.mvs = yes_no(name, &v)?,
+            "MAPASID" => {
+                o.map = true;
+                let list = v.trim_matches(|c| c == '(' || c == ')');
+                if !list.eq_ignore_ascii_case("all") {
+                    let mut asids = Vec::new();
+                    for a in list.split(',') {
+                        match u16::from_str_radix(a, 16) {
+                            Ok(n) if n > 0 && n <= 0x7FFF => asids.push(n),
+                            _ => {
+                                return Err(format!(
+                                    "MAPASID: '{a}' is not an ASID (hexadecimal 1..7FFF)"
+                                ))
+                            }
+                        }
+                    }
+                    if asids.len() > 32 {
+                        return Err(format!("MAPASID: {} ASIDs, at most 32", asids.len()));
+                    }
+                    o.map_asids = Some(asids);
+                }
+            }
+            "MAPJOB" => {
+                o.map = true;
+                let list = v.trim_matches(|c| c == '(' || c == ')');
+                for j in list.split(',') {
+                    if j.is_empty()
+                        || j.len() > 8
+                        || !j
+                            .bytes()
+                            .all(|c| c.is_ascii_alphanumeric() || b"$#@*".contains(&c))
+                    {
+                        return Err(format!("MAPJOB: '{j}' is not a job name (1-8 characters)"));
+                    }
+                    o.map_jobs.push(j.to_ascii_uppercase());
+                }
+            }
+            "MAPVERBOSE" => o.map_verbose = true,
+            "MAPONLY" => {
+                o.map_only = true;
+                o.map = true;
+            }
+            "DATALOSS" => match v.to_ascii_lowercase().as_str() {
+                "ignore" => o.dataloss_stop = false,
+                "stop" => o.dataloss_stop = true,
+                _ => return Err(format!("DATALOSS must be IGNORE or STOP, not '{v}'")),
+            },
             "BUFCNT" => {
                 let b: u64 = v
                     .parse()
@@ -333,6 +432,30 @@ pub fn parse_begin(words: &[String]) -> Result<BeginOptions, String> {
             "{k} is a sampling keyword; CTRONLY collects no samples"
         ));
     }
+    if map_no {
+        if let Some(k) = seen
+            .iter()
+            .find(|k| matches!(**k, "MAPASID" | "MAPJOB" | "MAPVERBOSE" | "MAPONLY"))
+        {
+            return Err(format!("MAP=NO contradicts {k}"));
+        }
+    }
+    if o.map_only {
+        if let Some(k) = seen.iter().find(|k| {
+            matches!(
+                **k,
+                "CTRONLY" | "CTRSET" | "SAMPFREQ" | "SAMPTYPE" | "BUFCNT" | "DURATION" | "DATALOSS"
+            )
+        }) {
+            return Err(format!(
+                "{k} does not go with MAPONLY, which writes just the map"
+            ));
+        }
+        o.sets = CounterSets::empty();
+        o.sampling = false;
+        return Ok(o);
+    }
+
     if o.sets.is_empty() && !o.sampling {
         return Err("nothing to collect: no counter sets and no sampling".into());
     }
@@ -484,7 +607,10 @@ fn begin(rest: &[String], all: &[String]) -> Result<String, String> {
         let id2 = id.clone();
         let h = std::thread::Builder::new()
             .name("hcpumf-his-writer".into())
-            .spawn(move || writer_loop(&dir, &id2, rx))
+            .spawn({
+                let stop = o.dataloss_stop;
+                move || writer_loop(&dir, &id2, rx, stop)
+            })
             .map_err(|e| format!("cannot start the writer thread: {e}"))?;
         (Some(tx), Some(h))
     } else {
@@ -503,11 +629,22 @@ fn begin(rest: &[String], all: &[String]) -> Result<String, String> {
         begin,
         tx,
         writer,
-        deadline: o
-            .duration_min
-            .map(|m| Instant::now() + Duration::from_secs(m * 60)),
+        // MAPONLY: the map as soon as a tick of CPU 0 has shown its state (the timer looks),
+        // at most 10 s after BEGIN.
+        deadline: if o.map_only {
+            Some(Instant::now() + Duration::from_secs(10))
+        } else {
+            o.duration_min
+                .map(|m| Instant::now() + Duration::from_secs(m * 60))
+        },
         cnt_file,
         map_file,
+        map_filter: crate::mvs::MapFilter {
+            asids: o.map_asids.clone(),
+            jobs: o.map_jobs.clone(),
+        },
+        map_verbose: o.map_verbose,
+        stop_reason: o.map_only.then(|| "MAPONLY: map taken".to_string()),
     };
     // Start the per-CPU host sampling and the accounting points the problem-state split needs.
     for (i, st) in r.cpus.iter().enumerate() {
@@ -516,6 +653,10 @@ fn begin(rest: &[String], all: &[String]) -> Result<String, String> {
         }
         if let Ok(mut b) = st.host_buffer.lock() {
             *b = HostBuffer::default();
+        }
+        // The map is taken from what this run's ticks see, not from an earlier run's.
+        if let Ok(mut l) = st.last_seen.lock() {
+            *l = None;
         }
         st.schedule.host_accounting.store(true, Ordering::Release);
         if o.sampling {
@@ -565,12 +706,20 @@ fn start_timer() {
             let due = match RUN.lock() {
                 Ok(g) => match g.as_ref() {
                     None => return,
-                    Some(r) => r.deadline.is_some_and(|d| Instant::now() >= d),
+                    Some(r) => {
+                        let map_only_ready = r.map_file.is_some()
+                            && r.cnt_file.is_none()
+                            && !r.sampling
+                            && runtime::last_view(0).is_some();
+                        r.deadline
+                            .filter(|d| map_only_ready || Instant::now() >= *d)
+                            .map(|_| r.stop_reason.clone())
+                    }
                 },
                 Err(_) => return,
             };
-            if due {
-                match end("DURATION expired") {
+            if let Some(reason) = due {
+                match end(reason.as_deref().unwrap_or("DURATION expired")) {
                     Ok(m) => runtime::log(&m),
                     Err(e) => runtime::log(&format!("HHCMF043E hcpumf his: {e}")),
                 }
@@ -579,7 +728,7 @@ fn start_timer() {
         });
 }
 
-fn writer_loop(dir: &Path, id: &str, rx: mpsc::Receiver<Msg>) -> WriterReport {
+fn writer_loop(dir: &Path, id: &str, rx: mpsc::Receiver<Msg>, stop_run: bool) -> WriterReport {
     let mut files: Vec<Option<File>> = (0..runtime::MAX_CPUS).map(|_| None).collect();
     let mut rep = WriterReport {
         blocks: vec![0; runtime::MAX_CPUS],
@@ -622,6 +771,15 @@ fn writer_loop(dir: &Path, id: &str, rx: mpsc::Receiver<Msg>) -> WriterReport {
                         );
                         runtime::log(&format!("HHCMF045W hcpumf his: {e}"));
                         rep.error = Some(e);
+                        if stop_run {
+                            // DATALOSS=STOP: the timer ends the run at once.
+                            if let Ok(mut g) = RUN.lock() {
+                                if let Some(r) = g.as_mut() {
+                                    r.deadline = Some(Instant::now());
+                                    r.stop_reason = Some("DATALOSS=STOP: sample data lost".into());
+                                }
+                            }
+                        }
                     } else {
                         rep.blocks[c] += 1;
                     }
@@ -754,7 +912,12 @@ fn end(why: &str) -> Result<String, String> {
         }
     }
     if let Some(f) = run.map_file.take() {
-        let (text, note) = crate::mvs::map_text();
+        let (text, note, notes) = crate::mvs::map_text(&run.map_filter);
+        if run.map_verbose {
+            for n in &notes {
+                runtime::log(&format!("HHCMF050I hcpumf his map: {n}"));
+            }
+        }
         match f.finish(&run.dir, text.as_bytes()) {
             Ok(name) => files.push(format!("{name} ({note})")),
             Err(e) => errors.push(e),
@@ -959,6 +1122,14 @@ mod tests {
         );
         assert_eq!(o.title, "x");
         assert!(o.map && o.mvs);
+        let o = parse("mapasid=(1,21) mapjob=(demojob) mapv dl=stop").unwrap();
+        assert_eq!(o.map_asids, Some(vec![1, 0x21]));
+        assert_eq!(o.map_jobs, vec!["DEMOJOB".to_string()]);
+        assert!(o.map && o.map_verbose && o.dataloss_stop && o.sampling);
+        let o = parse("mas=all").unwrap();
+        assert_eq!((o.map, o.map_asids), (true, None));
+        let o = parse("maponly path=/tmp").unwrap();
+        assert!(o.map_only && o.map && !o.sampling && o.sets.is_empty());
     }
 
     #[test]
@@ -993,6 +1164,24 @@ mod tests {
                 "SAMPFREQ is given more than once",
             ),
             ("dur=1 duration=2", "DURATION is given more than once"),
+            ("mapasid=(1,zz)", "MAPASID: 'zz' is not an ASID"),
+            ("mapasid=8000", "MAPASID: '8000' is not an ASID"),
+            (
+                "mapjob=(toolongname)",
+                "MAPJOB: 'toolongname' is not a job name",
+            ),
+            ("mapjob=", "MAPJOB needs a value"),
+            ("mapverbose=yes", "MAPVERBOSE takes no value"),
+            ("maponly ctrset=b", "CTRSET does not go with MAPONLY"),
+            ("maponly duration=5", "DURATION does not go with MAPONLY"),
+            ("map=no mapjob=(a)", "MAP=NO contradicts MAPJOB"),
+            ("dataloss=maybe", "DATALOSS must be IGNORE or STOP"),
+            (
+                "ddname=HISCMDS",
+                "DDNAME (keywords from a data set) is a z/OS HIS keyword",
+            ),
+            ("si=sync", "SMFINTVAL is a z/OS HIS keyword"),
+            ("statechange=save", "STATECHANGE is a z/OS HIS keyword"),
         ] {
             match parse(line) {
                 Ok(o) => panic!("'{line}' was accepted: {o:?}"),

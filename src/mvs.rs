@@ -478,10 +478,40 @@ fn walk_cdes(
     notes.push(format!("{what}: more than {MAX_WALK} entries, walk ended"));
 }
 
-/// The HIS-format .MAP text of the running guest (CPU 0's view) and a short note.
-pub fn map_text() -> (String, String) {
+/// Which address spaces a map covers (HIS MAPASID, MAPJOB): their A records and private-area
+/// records; the common area is always mapped.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MapFilter {
+    /// None: every address space (unless `jobs` names some).
+    pub asids: Option<Vec<u16>>,
+    pub jobs: Vec<String>,
+}
+
+impl MapFilter {
+    /// Keep the records of the selected address spaces (and every common-area record).
+    pub fn apply(&self, recs: Vec<MapEntry>) -> Vec<MapEntry> {
+        if self.asids.is_none() && self.jobs.is_empty() {
+            return recs;
+        }
+        let by_job: Vec<u16> = recs
+            .iter()
+            .filter(|r| r.kind == 'A' && self.jobs.contains(&r.name))
+            .map(|r| r.asid)
+            .collect();
+        let selected = |asid: u16| {
+            by_job.contains(&asid) || self.asids.as_ref().is_some_and(|a| a.contains(&asid))
+        };
+        recs.into_iter()
+            .filter(|r| !(r.kind == 'A' || r.area == 'X') || selected(r.asid))
+            .collect()
+    }
+}
+
+/// The HIS-format .MAP text of the running guest (CPU 0's view), a short note, and the notes
+/// on anything that stopped a walk.
+pub fn map_text(filter: &MapFilter) -> (String, String, Vec<String>) {
     let (records, notes) = match guest_space_of_cpu0() {
-        Some((recs, notes)) => (recs, notes),
+        Some((recs, notes)) => (filter.apply(recs), notes),
         None => (Vec::new(), vec!["no CPU or storage to walk".to_string()]),
     };
     let m = crate::model::current();
@@ -508,7 +538,7 @@ pub fn map_text() -> (String, String) {
         f.push_str(&format!("I NOTE {n}\n"));
     }
     let note = format!("{} records, {} notes", records.len(), notes.len());
-    (f, note)
+    (f, note, notes)
 }
 
 fn day_of_year(y: u64, m: u64, d: u64) -> u64 {
@@ -621,6 +651,43 @@ mod tests {
         assert!(m.problems.is_empty(), "{:?}", m.problems);
         assert_eq!(m.boundaries.len(), 4);
         assert_eq!(m.entries[0].name, "IEFBR15");
+    }
+
+    #[test]
+    fn mapasid_and_mapjob_select_address_spaces() {
+        let s = mvs();
+        let space = Space {
+            storage: &s,
+            prefix: 0,
+            dat: Dat::Real,
+        };
+        let (recs, _) = walk(&space);
+        let asids = |f: &MapFilter| {
+            let mut v: Vec<u16> = f
+                .apply(recs.clone())
+                .iter()
+                .filter(|r| r.kind == 'A')
+                .map(|r| r.asid)
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(asids(&MapFilter::default()), vec![1, 0x1A]);
+        let only_1 = MapFilter {
+            asids: Some(vec![1]),
+            jobs: vec![],
+        };
+        assert_eq!(asids(&only_1), vec![1]);
+        let myjob = MapFilter {
+            asids: None,
+            jobs: vec!["MYJOB".into()],
+        };
+        assert_eq!(asids(&myjob), vec![0x1A]);
+        // Common-area records stay.
+        assert!(only_1
+            .apply(recs.clone())
+            .iter()
+            .any(|r| r.name == "IEFBR14"));
     }
 
     #[test]

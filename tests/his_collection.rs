@@ -348,3 +348,35 @@ fn host_counting_coexists_with_guest_counters() {
     let smp_files = files(&out_dir, ".SMP.");
     assert_eq!(smp_files.len(), 1);
 }
+
+#[test]
+fn maponly_with_mapjob_writes_just_the_map_of_that_job() {
+    // F HIS,B,MAPONLY,MAPJOB=(DEMOJOB): the map as soon as CPU 0 has been seen running, with
+    // DEMOJOB's address space and the common area, no counters, no samples.
+    let out_dir = scratch("his-maponly");
+    let cfg = Config {
+        before: vec![format!(
+            "hcpumf his begin maponly mapjob=(demojob) mapverbose path={}",
+            out_dir.display()
+        )],
+        ..Config::default()
+    };
+    let out = run("demo_workload", &cfg);
+    assert!(
+        out.log
+            .lines()
+            .any(|l| l.contains("HHCMF044I") && l.contains("(MAPONLY: map taken)")),
+        "{}",
+        out.log
+    );
+    let all = files(&out_dir, "SYSHIS");
+    assert_eq!(all.len(), 1, "{all:?}");
+    let m = map::parse(&std::fs::read_to_string(&all[0]).expect("map"));
+    assert!(m.problems.is_empty(), "{:?}", m.problems);
+    assert_eq!(
+        m.jobs.iter().collect::<Vec<_>>(),
+        vec![(&0x21, &"DEMOJOB".to_string())],
+        "only the job asked for"
+    );
+    assert_eq!(m.modules.len(), 3, "the common area is always mapped");
+}

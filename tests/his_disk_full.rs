@@ -162,3 +162,34 @@ fn a_full_disk_leaves_whole_files_and_says_so() {
         "{text}"
     );
 }
+
+#[test]
+fn dataloss_stop_ends_the_run_when_the_disk_fills() {
+    let disk = SmallDisk::new(512);
+    let cfg = Config {
+        before: vec![format!(
+            "hcpumf his begin dataloss=stop sampfreq=800000 path={}",
+            disk.dir.display()
+        )],
+        after: vec!["hcpumf his end".into()],
+        ..Config::default()
+    };
+    let out = run("demo_workload", &cfg);
+    let log = &out.log;
+    assert!(
+        log.lines()
+            .any(|l| l.contains("HHCMF044I") && l.contains("(DATALOSS=STOP: sample data lost)")),
+        "{log}"
+    );
+    assert!(
+        log.contains("HHCMF043E hcpumf his end: no run is active"),
+        "{log}"
+    );
+    let bytes = std::fs::read(&files(&disk.dir, ".SMP.")[0]).expect("smp");
+    assert!(!bytes.is_empty() && bytes.len().is_multiple_of(smp::BLOCK));
+    let c = cnt::parse(&std::fs::read_to_string(&files(&disk.dir, ".CNT")[0]).expect("cnt"));
+    assert!(c.problems.is_empty(), "{:?}", c.problems);
+    // Counting ended with the run: well before the workload's 1.2 G instructions.
+    let instr = c.cpus[&0].1[&1] as f64;
+    assert!(instr > 0.0 && instr < 1.0e9, "instructions {instr}");
+}
