@@ -380,3 +380,59 @@ fn maponly_with_mapjob_writes_just_the_map_of_that_job() {
     );
     assert_eq!(m.modules.len(), 3, "the common area is always mapped");
 }
+
+#[test]
+fn four_cpus_give_one_smp_file_each() {
+    // A HIS run over four CPUs that sample for themselves and drain with CDSG
+    // (samp_stress): .SMP.0 to .SMP.3 of whole blocks, one .CNT with every CPU, and the
+    // guest's own sampling still correct on every CPU.
+    let out_dir = scratch("his-4cpu");
+    let cfg = Config {
+        numcpu: 4,
+        start_all: true,
+        timeout: 180,
+        before: vec![format!(
+            "hcpumf his begin sampfreq=300000 path={}",
+            out_dir.display()
+        )],
+        after: vec!["hcpumf his end".into()],
+        show: vec![(0x3000, 0x100)],
+        ..Config::default()
+    };
+    let out = run("samp_stress", &cfg);
+    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+    for cpu in 0..4u64 {
+        let r = 0x3000 + cpu * 0x40;
+        assert_eq!(
+            out.u64(r + 0x10),
+            0,
+            "CPU {cpu}: the guest saw invalid entries"
+        );
+        assert_eq!(out.u64(r + 0x30), 0, "CPU {cpu}: blocks out of order");
+        assert!(out.u64(r) >= 30_000, "CPU {cpu}: guest samples");
+    }
+    let smp_files = files(&out_dir, ".SMP.");
+    let names: Vec<String> = smp_files
+        .iter()
+        .map(|p| {
+            p.to_string_lossy()
+                .rsplit('.')
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect();
+    assert_eq!(names, vec!["0", "1", "2", "3"], "{smp_files:?}");
+    for f in &smp_files {
+        let bytes = std::fs::read(f).expect("smp");
+        assert!(bytes.len() >= 2 * smp::BLOCK && bytes.len().is_multiple_of(smp::BLOCK));
+        let sum = smp::scan(&bytes[..], &mut |_| {}).expect("scan");
+        assert!(sum.problems.is_empty(), "{f:?}: {:?}", sum.problems);
+    }
+    let c = cnt::parse(&std::fs::read_to_string(&files(&out_dir, ".CNT")[0]).expect("cnt"));
+    assert!(c.problems.is_empty(), "{:?}", c.problems);
+    assert_eq!(c.cpus.keys().copied().collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+    for (cpu, (_, v)) in &c.cpus {
+        assert!(v[&1] > 0, "CPU {cpu} counted no instructions");
+    }
+}
