@@ -138,9 +138,7 @@ impl Reserved {
             if let Err(e) = file.write_all(&chunk[..n]) {
                 drop(file);
                 let _ = std::fs::remove_file(&path);
-                return Err(format!(
-                    "cannot reserve {len} bytes for {name}: {e}; nothing started"
-                ));
+                return Err(format!("cannot reserve {len} bytes for {name}: {e}"));
             }
             left -= n as u64;
         }

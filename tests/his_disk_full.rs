@@ -7,6 +7,10 @@ use common::*;
 use hcpumf::his::{cnt, map, smp};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
+
+// The file-size limit (when there is no tmpfs) is the process's: one test at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
 
 /// A directory where writing fails after about `kib` KiB.
 struct SmallDisk {
@@ -54,6 +58,13 @@ impl Drop for SmallDisk {
     fn drop(&mut self) {
         if self.mounted {
             let _ = Command::new("umount").arg(&self.dir).status();
+        } else {
+            let lim = libc::rlimit {
+                rlim_cur: libc::RLIM_INFINITY,
+                rlim_max: libc::RLIM_INFINITY,
+            };
+            // SAFETY: a plain system call on this process.
+            unsafe { libc::setrlimit(libc::RLIMIT_FSIZE, &lim) };
         }
     }
 }
@@ -73,6 +84,7 @@ fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
 fn a_full_disk_leaves_whole_files_and_says_so() {
     // 512 KiB: the .CNT and the .MAP (256 KiB reserved) fit, the samples of ~13,000/s (about
     // 430 KB/s) fill the rest within the first second of the workload.
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let disk = SmallDisk::new(512);
     let cfg = Config {
         before: vec![format!(
@@ -165,6 +177,7 @@ fn a_full_disk_leaves_whole_files_and_says_so() {
 
 #[test]
 fn dataloss_stop_ends_the_run_when_the_disk_fills() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let disk = SmallDisk::new(512);
     let cfg = Config {
         before: vec![format!(
@@ -192,4 +205,40 @@ fn dataloss_stop_ends_the_run_when_the_disk_fills() {
     // Counting ended with the run: well before the workload's 1.2 G instructions.
     let instr = c.cpus[&0].1[&1] as f64;
     assert!(instr > 0.0 && instr < 1.0e9, "instructions {instr}");
+}
+
+#[test]
+fn a_begin_that_cannot_reserve_its_files_starts_nothing() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // 64 KiB: room for the .CNT, not for the 256-KiB .MAP reservation.
+    let disk = SmallDisk::new(64);
+    let cfg = Config {
+        before: vec![
+            format!("hcpumf his begin map=yes path={}", disk.dir.display()),
+            "hcpumf his status".into(),
+        ],
+        ..Config::default()
+    };
+    let out = run("stfle", &cfg);
+    let line = out
+        .log
+        .lines()
+        .find(|l| l.contains("HHCMF041E"))
+        .unwrap_or_else(|| panic!("no refusal:\n{}", out.log));
+    assert!(
+        line.contains("cannot reserve 262144 bytes for SYSHIS") && line.contains(".MAP"),
+        "{line}"
+    );
+    assert!(line.ends_with("; nothing started"), "{line}");
+    assert!(
+        out.said("HHCMF046I hcpumf his: no run is active"),
+        "{}",
+        out.log
+    );
+    // The .CNT reserved before it was removed again.
+    assert!(
+        files(&disk.dir, "SYSHIS").is_empty(),
+        "{:?}",
+        files(&disk.dir, "")
+    );
 }
