@@ -179,6 +179,8 @@ impl Reserved {
 struct WriterReport {
     blocks: Vec<u64>,
     error: Option<String>,
+    /// Samples in blocks that could not be written.
+    lost_samples: u64,
 }
 
 static RUN: Mutex<Option<Run>> = Mutex::new(None);
@@ -731,12 +733,14 @@ fn writer_loop(dir: &Path, id: &str, rx: mpsc::Receiver<Msg>, stop_run: bool) ->
     let mut rep = WriterReport {
         blocks: vec![0; runtime::MAX_CPUS],
         error: None,
+        lost_samples: 0,
     };
     while let Ok(msg) = rx.recv() {
         match msg {
             Msg::Stop => break,
             Msg::Block(cpu, block) => {
                 if rep.error.is_some() {
+                    rep.lost_samples += samples_in(&block);
                     continue;
                 }
                 let c = usize::from(cpu);
@@ -758,6 +762,7 @@ fn writer_loop(dir: &Path, id: &str, rx: mpsc::Receiver<Msg>, stop_run: bool) ->
                         // Keep the file whole up to the last complete block, stop sampling
                         // (further blocks could not be written) and say so now.
                         let _ = f.set_len(rep.blocks[c] * BLOCK as u64);
+                        rep.lost_samples += samples_in(&block);
                         for st in runtime::rt().cpus.iter() {
                             st.schedule.host.stop();
                         }
@@ -789,6 +794,13 @@ fn writer_loop(dir: &Path, id: &str, rx: mpsc::Receiver<Msg>, stop_run: bool) ->
         let _ = f.flush();
     }
     rep
+}
+
+/// Basic samples in a block (what a block that could not be written loses).
+fn samples_in(block: &[u8]) -> u64 {
+    let mut sum = crate::his::smp::ScanSummary::default();
+    crate::his::smp::scan_block(block, 0, &mut sum, &mut |_| {});
+    sum.samples + sum.invalid
 }
 
 /// Host sampling on the CPU's tick: store one entry into the CPU's host buffer when due.
@@ -903,7 +915,7 @@ fn end(why: &str) -> Result<String, String> {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     if let Some(f) = run.cnt_file.take() {
-        let text = cnt_text(&run, &f.name, end_time, end_tod);
+        let text = cnt_text(&run, &f.name, end_time, end_tod, report.lost_samples);
         match f.finish(&run.dir, text.as_bytes()) {
             Ok(name) => files.push(name),
             Err(e) => errors.push(e),
@@ -975,6 +987,7 @@ fn cnt_reservation(sets: CounterSets, cpus: u64, command: &[String]) -> u64 {
         end: std::time::UNIX_EPOCH,
         start_tod: 0,
         end_tod: 0,
+        lost_samples: u64::MAX,
         cpus: (0..cpus.max(1) as u16)
             .map(|c| (c, values.clone()))
             .collect(),
@@ -982,7 +995,13 @@ fn cnt_reservation(sets: CounterSets, cpus: u64, command: &[String]) -> u64 {
     text.len() as u64 + 4096
 }
 
-fn cnt_text(run: &Run, name: &str, end_time: std::time::SystemTime, end_tod: u64) -> String {
+fn cnt_text(
+    run: &Run,
+    name: &str,
+    end_time: std::time::SystemTime,
+    end_tod: u64,
+    lost_samples: u64,
+) -> String {
     let m = model::current();
     let r = runtime::rt();
     let mut cpus = Vec::new();
@@ -1036,6 +1055,7 @@ fn cnt_text(run: &Run, name: &str, end_time: std::time::SystemTime, end_tod: u64
         end: end_time,
         start_tod: run.start_tod,
         end_tod,
+        lost_samples,
         cpus,
     })
 }

@@ -88,6 +88,7 @@ fn collection_files_match_the_workload() {
     assert_eq!(*speed, 4404);
     let instr = v[&1] as f64;
     assert!((instr - 1.2e9).abs() / 1.2e9 < 0.01, "instructions {instr}");
+    assert_eq!(c.lost_samples, 0);
     let prb = v[&33] as f64 / instr;
     assert!((prb - 0.7).abs() < 0.02, "problem-state share {prb}");
 

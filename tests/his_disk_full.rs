@@ -153,6 +153,8 @@ fn a_full_disk_leaves_whole_files_and_says_so() {
     assert!(c.problems.is_empty(), "{:?}", c.problems);
     let instr = c.cpus[&0].1[&1] as f64;
     assert!((instr - 1.2e9).abs() / 1.2e9 < 0.01, "instructions {instr}");
+    // The samples of the block that could not be written (and any after it) are counted.
+    assert!(c.lost_samples >= 126, "lost {}", c.lost_samples);
 
     // .MAP: whole.
     let map_files = files(&disk.dir, ".MAP");

@@ -66,6 +66,7 @@ fn cnt_text() -> String {
         end: std::time::UNIX_EPOCH,
         start_tod: 0x1000_0000,
         end_tod: 0x2000_0000,
+        lost_samples: 0,
         cpus: (0..2)
             .map(|c| {
                 (

@@ -24,6 +24,8 @@ pub struct CntRun {
     pub end: std::time::SystemTime,
     pub start_tod: u64,
     pub end_tod: u64,
+    /// Samples the collector lost (not written: disk full); HIS's sample buffer overflow count.
+    pub lost_samples: u64,
     pub cpus: Vec<(u16, CpuSets)>,
 }
 
@@ -74,6 +76,13 @@ pub fn render(r: &CntRun) -> String {
     if !r.title.is_empty() {
         let _ = writeln!(o, "TITLE: {}", r.title);
     }
+    let _ = writeln!(
+        o,
+        "LOSS OF SAMPLE DATA ALERT: {}",
+        if r.lost_samples > 0 { "YES" } else { "NO" }
+    );
+    let _ = writeln!(o, "SAMPLE BUFFER OVERFLOW COUNT: {}", r.lost_samples);
+    let _ = writeln!(o, "LOSS OF COUNTER DATA ALERT: NO");
     let _ = writeln!(o, "MODEL: {:04X}-HERCULES", r.machine_type);
     let _ = writeln!(
         o,
@@ -135,6 +144,8 @@ pub struct CntFile {
     /// START TOD and END TOD of the run (TOD clock bits 0-63), if present.
     pub start_tod: Option<u64>,
     pub end_tod: Option<u64>,
+    /// SAMPLE BUFFER OVERFLOW COUNT: samples the collector lost.
+    pub lost_samples: u64,
     /// CPU -> (speed, counter number -> value).
     pub cpus: BTreeMap<u16, (u32, BTreeMap<u16, u64>)>,
     /// What could not be read, or is missing.
@@ -234,6 +245,14 @@ pub fn parse_bytes(bytes: &[u8]) -> CntFile {
                 f.start_tod = f.start_tod.or(tod);
             } else {
                 f.end_tod = tod.or(f.end_tod);
+            }
+        } else if let Some(rest) = l.strip_prefix("SAMPLE BUFFER OVERFLOW COUNT") {
+            match rest.trim_start_matches(':').trim().parse() {
+                Ok(n) => f.lost_samples = n,
+                Err(_) => f.problems.push(problem(format!(
+                    "the sample buffer overflow count is not a number: {}",
+                    super::excerpt(l)
+                ))),
             }
         } else if let Some(rest) = l.strip_prefix("COUNTER VERSION NUMBER 1:") {
             let mut parts = rest.split("COUNTER VERSION NUMBER 2:");
@@ -347,6 +366,7 @@ mod tests {
             end: std::time::UNIX_EPOCH,
             start_tod: 1,
             end_tod: 2,
+            lost_samples: 0,
             cpus: vec![
                 (0, vec![(CounterSet::Basic, vec![10, 20, 0, 0, 0, 0])]),
                 (
@@ -373,6 +393,13 @@ mod tests {
         assert_eq!(f.cpus[&1].1[&1], 0x1356_2F9B1);
         assert_eq!(f.cpus[&1].1[&33], 6);
         assert_eq!(f.cpus[&1].0, 4404);
+        assert!(text.contains("LOSS OF SAMPLE DATA ALERT: NO\nSAMPLE BUFFER OVERFLOW COUNT: 0\n"));
+        let lost = render(&CntRun {
+            lost_samples: 1260,
+            ..r.clone()
+        });
+        assert!(lost.contains("LOSS OF SAMPLE DATA ALERT: YES"));
+        assert_eq!(parse(&lost).lost_samples, 1260);
     }
 
     #[test]
@@ -407,6 +434,7 @@ mod tests {
             end: std::time::UNIX_EPOCH,
             start_tod: 1,
             end_tod: 2,
+            lost_samples: 0,
             cpus: (0..2)
                 .map(|c| (c, vec![(CounterSet::Basic, vec![1, 2, 3, 4, 5, 6])]))
                 .collect(),

@@ -345,6 +345,13 @@ pub fn report(files: &RunFiles, opts: &Options) -> Result<Report, ReportError> {
     }
     for f in &counters {
         let _ = writeln!(out, "\nCOUNTERS (CFVN {}, CSVN {})", f.cfvn, f.csvn);
+        if f.lost_samples > 0 {
+            let _ = writeln!(
+                out,
+                "samples lost by the collector (SAMPLE BUFFER OVERFLOW COUNT): {}",
+                f.lost_samples
+            );
+        }
         let _ = writeln!(
             out,
             "{:>4} {:>16} {:>16} {:>7} {:>9} {:>7} {:>8} {:>8}",
