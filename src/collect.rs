@@ -601,6 +601,31 @@ fn begin(rest: &[String], all: &[String]) -> Result<String, String> {
     } else {
         None
     };
+    // One .SMP file per online CPU, created now as HIS does (a CPU that takes no sample
+    // leaves an empty file); if one cannot be created, nothing starts and nothing is left.
+    let mut smp_files: Vec<Option<File>> = (0..runtime::MAX_CPUS).map(|_| None).collect();
+    if o.sampling {
+        for (i, b) in begin.iter().enumerate().take(runtime::MAX_CPUS) {
+            if b.is_none() {
+                continue;
+            }
+            let name = format!("{id}.SMP.{i:X}");
+            match File::create(o.path.join(&name)) {
+                Ok(f) => smp_files[i] = Some(f),
+                Err(e) => {
+                    for (k, f) in smp_files.iter().enumerate() {
+                        if f.is_some() {
+                            let _ = std::fs::remove_file(o.path.join(format!("{id}.SMP.{k:X}")));
+                        }
+                    }
+                    for r in [&cnt_file, &map_file].into_iter().flatten() {
+                        let _ = std::fs::remove_file(o.path.join(&r.name));
+                    }
+                    return Err(format!("cannot create {name}: {e}"));
+                }
+            }
+        }
+    }
     let (tx, writer) = if o.sampling {
         let (tx, rx) = mpsc::channel::<Msg>();
         let dir = o.path.clone();
@@ -609,7 +634,7 @@ fn begin(rest: &[String], all: &[String]) -> Result<String, String> {
             .name("hcpumf-his-writer".into())
             .spawn({
                 let stop = o.dataloss_stop;
-                move || writer_loop(&dir, &id2, rx, stop)
+                move || writer_loop(&dir, &id2, rx, stop, smp_files)
             })
             .map_err(|e| format!("cannot start the writer thread: {e}"))?;
         (Some(tx), Some(h))
@@ -728,8 +753,13 @@ fn start_timer() {
         });
 }
 
-fn writer_loop(dir: &Path, id: &str, rx: mpsc::Receiver<Msg>, stop_run: bool) -> WriterReport {
-    let mut files: Vec<Option<File>> = (0..runtime::MAX_CPUS).map(|_| None).collect();
+fn writer_loop(
+    dir: &Path,
+    id: &str,
+    rx: mpsc::Receiver<Msg>,
+    stop_run: bool,
+    mut files: Vec<Option<File>>,
+) -> WriterReport {
     let mut rep = WriterReport {
         blocks: vec![0; runtime::MAX_CPUS],
         error: None,

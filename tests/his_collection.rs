@@ -437,3 +437,32 @@ fn four_cpus_give_one_smp_file_each() {
         assert!(v[&1] > 0, "CPU {cpu} counted no instructions");
     }
 }
+
+#[test]
+fn every_online_cpu_gets_its_smp_file_at_begin() {
+    // Two CPUs, only CPU 0 started: .SMP.0 has the samples, .SMP.1 exists from BEGIN on and
+    // stays empty (no samples while a CPU is stopped), and the report reads both.
+    let out_dir = scratch("his-2cpu");
+    let cfg = Config {
+        numcpu: 2,
+        before: vec![format!(
+            "hcpumf his begin sampfreq=600000 path={}",
+            out_dir.display()
+        )],
+        after: vec!["hcpumf his end".into()],
+        ..Config::default()
+    };
+    let out = run("count_loop", &cfg);
+    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+    let smp_files = files(&out_dir, ".SMP.");
+    assert_eq!(smp_files.len(), 2, "{smp_files:?}");
+    let len = |p: &Path| std::fs::metadata(p).expect("smp").len();
+    assert!(len(&smp_files[0]) >= smp::BLOCK as u64);
+    assert_eq!(len(&smp_files[1]), 0);
+    let rep = std::process::Command::new(env!("CARGO_BIN_EXE_hcpumf-report"))
+        .arg(&out_dir)
+        .output()
+        .expect("hcpumf-report");
+    assert!(rep.status.success(), "{rep:?}");
+    assert!(String::from_utf8_lossy(&rep.stdout).contains("2 CPU file(s)"));
+}
