@@ -240,6 +240,11 @@ fn no_report_without_readable_input() {
     let o = report(&[&d.join(format!("{RUN}.CNT"))]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).1.contains("cannot read"), "{:?}", text(&o));
+    let odd = d.join("notes.txt");
+    std::fs::write(&odd, "x").expect("write");
+    let o = report(&[&odd]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("is not a HIS file"), "{:?}", text(&o));
 }
 
 #[test]

@@ -19,6 +19,8 @@ pub enum ReportError {
     },
     #[error("no HIS files (.SMP.n, .CNT, .MAP) found in {0}")]
     NoFiles(String),
+    #[error("{0} is not a HIS file (a name ending in .SMP.n with n hexadecimal, .CNT or .MAP)")]
+    NotHis(String),
 }
 
 /// Report options.
@@ -60,20 +62,25 @@ pub struct RunFiles {
 /// Classify paths: files by suffix; a directory contributes every SYSHIS* file in it.
 pub fn find_files(paths: &[PathBuf]) -> Result<RunFiles, ReportError> {
     let mut r = RunFiles::default();
-    let mut add = |p: &Path| {
+    // Whether the name was one of a HIS file.
+    let mut add = |p: &Path| -> bool {
         let name = p
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         if let Some(i) = name.rfind(".SMP.") {
-            if let Ok(cpu) = u16::from_str_radix(&name[i + 5..], 16) {
-                r.smp.push((cpu, p.to_path_buf()));
+            match u16::from_str_radix(&name[i + 5..], 16) {
+                Ok(cpu) => r.smp.push((cpu, p.to_path_buf())),
+                Err(_) => return false,
             }
         } else if name.ends_with(".CNT") {
             r.cnt.push(p.to_path_buf());
         } else if name.ends_with(".MAP") {
             r.map.push(p.to_path_buf());
+        } else {
+            return false;
         }
+        true
     };
     for p in paths {
         if p.is_dir() {
@@ -91,8 +98,8 @@ pub fn find_files(paths: &[PathBuf]) -> Result<RunFiles, ReportError> {
                     add(&n);
                 }
             }
-        } else {
-            add(p);
+        } else if !add(p) {
+            return Err(ReportError::NotHis(p.display().to_string()));
         }
     }
     r.smp.sort();
