@@ -200,6 +200,9 @@ fn truncated_and_corrupt_cnt_name_their_offsets() {
     let line_start = t[..at].rfind('\n').expect("line") as u64 + 1;
     std::fs::write(&cnt_path, bad).expect("bad value");
     damaged(&report(&[&d]), &cnt_path, line_start, "'00000000001E84G0'");
+    // A run that never ended: only the blanks reserved at BEGIN.
+    std::fs::write(&cnt_path, " ".repeat(63) + "\n").expect("blanks");
+    damaged(&report(&[&d]), &cnt_path, 0, "never ended");
     // Not a counter file at all.
     std::fs::write(&cnt_path, b"\x00\x01binary\xff\n").expect("binary");
     damaged(&report(&[&d]), &cnt_path, 0, "not text");

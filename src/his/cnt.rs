@@ -164,6 +164,10 @@ pub fn parse(text: &str) -> CntFile {
 pub fn parse_bytes(bytes: &[u8]) -> CntFile {
     use super::LineProblem;
     let mut f = CntFile::default();
+    if let Some(p) = super::only_reserved_blanks(bytes) {
+        f.problems.push(p);
+        return f;
+    }
     // CPU being read: (number, line, offset of its header, counters seen).
     let mut cpu: Option<(u16, usize, u64, BTreeSet<u16>)> = None;
     let mut identifiers = BTreeSet::new();

@@ -158,6 +158,10 @@ pub fn parse(text: &str) -> MapFile {
 pub fn parse_bytes(bytes: &[u8]) -> MapFile {
     use super::LineProblem;
     let mut f = MapFile::default();
+    if let Some(p) = super::only_reserved_blanks(bytes) {
+        f.problems.push(p);
+        return f;
+    }
     let mut wide = false;
     for (no, offset, line, newline) in super::lines(bytes) {
         let problem = |what: String| LineProblem {

@@ -54,6 +54,16 @@ pub(crate) fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, u64, Result<&s
     })
 }
 
+/// A file of nothing but the blanks hcpumf reserves at BEGIN: the run never ended.
+pub(crate) fn only_reserved_blanks(bytes: &[u8]) -> Option<LineProblem> {
+    (!bytes.is_empty() && bytes.iter().all(|&b| b == b' ' || b == b'\n')).then(|| LineProblem {
+        line: 1,
+        offset: 0,
+        what: "only the blanks reserved when the run began: it never ended (Hercules killed?)"
+            .into(),
+    })
+}
+
 /// Short, printable excerpt of a damaged line for messages.
 pub(crate) fn excerpt(line: &str) -> String {
     let t: String = line.chars().take(60).collect();
