@@ -300,3 +300,45 @@ fn any_bytes_give_a_report_or_a_located_error_never_a_panic() {
         }
     }
 }
+
+#[test]
+fn a_z_os_map_with_csects_fills_the_csect_column() {
+    // A map as z/OS HIS writes it (Redbook SG24-7857 Figure 4-7: places instead of ASIDs,
+    // 8-digit addresses, B, C and E records): samples in HOTLOOP's two CSECTs get a row each.
+    let (d, smp_path, _, map_path) = run_dir("zos-map");
+    std::fs::write(
+        &map_path,
+        "I SYS #@$2\n\
+         I MAP V1R1\n\
+         B BDY PRIVATE 00000000007FFFFF\n\
+         AX0021DEMOJOB 0000890000008900\n\
+         MC0000HOTLOOP 00010000000100FF\n\
+         CC0000HOTA    000100000001007F\n\
+         CC0000HOTB    00010080000100FF\n\
+         EC0000HOTENTRY00010000\n",
+    )
+    .expect("map");
+    let s: Vec<smp::Sample> = (0..126)
+        .map(|i| smp::Sample {
+            ia: 0x10000 + (i % 2) * 0x80,
+            asn: 0x21,
+            ..Default::default()
+        })
+        .collect();
+    std::fs::write(&smp_path, smp::make_block(&s, true, 0, 1)).expect("smp");
+    let o = report(&[&d]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let rows: Vec<&str> = out.lines().filter(|l| l.contains("HOTLOOP")).collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    assert!(
+        rows.iter()
+            .any(|r| r.contains("HOTA") && r.contains("50.00")),
+        "{out}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r.contains("HOTB") && r.contains("00010080-000100FF")),
+        "{out}"
+    );
+}
