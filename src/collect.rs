@@ -496,7 +496,7 @@ pub fn command(words: &[String]) {
             sub.as_deref().unwrap_or(""),
             rest.join(" ")
         )),
-        Some("end") | Some("e") => match end("END command") {
+        Some("end") | Some("e") => match end("END command", None) {
             Ok(msg) => runtime::log(&msg),
             Err(e) => runtime::log(&format!("HHCMF043E hcpumf his end: {e}")),
         },
@@ -719,18 +719,21 @@ fn begin(rest: &[String], all: &[String]) -> Result<String, String> {
     );
     *guard = Some(run);
     drop(guard);
-    start_timer();
+    start_timer(id.clone());
     Ok(msg)
 }
 
-fn start_timer() {
+/// The timer of run `id`: ends it at its deadline (DURATION, MAPONLY, DATALOSS=STOP); gone
+/// when the run is (a later run has a timer of its own).
+fn start_timer(id: String) {
     let _ = std::thread::Builder::new()
         .name("hcpumf-his-timer".into())
-        .spawn(|| loop {
+        .spawn(move || loop {
             std::thread::sleep(Duration::from_millis(200));
             let due = match RUN.lock() {
                 Ok(g) => match g.as_ref() {
                     None => return,
+                    Some(r) if r.id != id => return,
                     Some(r) => {
                         let map_only_ready = r.map_file.is_some()
                             && r.cnt_file.is_none()
@@ -744,9 +747,9 @@ fn start_timer() {
                 Err(_) => return,
             };
             if let Some(reason) = due {
-                match end(reason.as_deref().unwrap_or("DURATION expired")) {
-                    Ok(m) => runtime::log(&m),
-                    Err(e) => runtime::log(&format!("HHCMF043E hcpumf his: {e}")),
+                // An error here means END or a shutdown ended the run in the meantime.
+                if let Ok(m) = end(reason.as_deref().unwrap_or("DURATION expired"), Some(&id)) {
+                    runtime::log(&m);
                 }
                 return;
             }
@@ -903,10 +906,16 @@ fn send(cpu: u16, block: Vec<u8>) {
     }
 }
 
-fn end(why: &str) -> Result<String, String> {
+/// End the active run (`only`: if it is that run).
+fn end(why: &str, only: Option<&str>) -> Result<String, String> {
     let mut guard = RUN
         .lock()
         .map_err(|_| "collector state poisoned".to_string())?;
+    if let (Some(id), Some(r)) = (only, guard.as_ref()) {
+        if r.id != id {
+            return Err(format!("run {id} already ended"));
+        }
+    }
     let Some(mut run) = guard.take() else {
         return Err("no run is active".into());
     };
@@ -1138,7 +1147,7 @@ fn status() {
 pub fn stop_on_unload() {
     let active = RUN.lock().map(|g| g.is_some()).unwrap_or(false);
     if active {
-        match end("Hercules is stopping") {
+        match end("Hercules is stopping", None) {
             Ok(m) => runtime::log(&m),
             Err(e) => runtime::log(&format!("HHCMF043E hcpumf his: {e}")),
         }
