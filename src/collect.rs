@@ -184,6 +184,10 @@ struct WriterReport {
 }
 
 static RUN: Mutex<Option<Run>> = Mutex::new(None);
+/// What the writer of the active run has done, for `his status`: blocks written, and the
+/// write error that stopped sampling.
+static BLOCKS_WRITTEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static WRITE_ERROR: Mutex<Option<String>> = Mutex::new(None);
 
 fn tod_now() -> u64 {
     runtime::host()
@@ -601,6 +605,10 @@ fn begin(rest: &[String], all: &[String]) -> Result<String, String> {
     } else {
         None
     };
+    BLOCKS_WRITTEN.store(0, Ordering::Relaxed);
+    if let Ok(mut w) = WRITE_ERROR.lock() {
+        *w = None;
+    }
     // One .SMP file per online CPU, created now as HIS does (a CPU that takes no sample
     // leaves an empty file); if one cannot be created, nothing starts and nothing is left.
     let mut smp_files: Vec<Option<File>> = (0..runtime::MAX_CPUS).map(|_| None).collect();
@@ -806,6 +814,9 @@ fn writer_loop(
                             rep.blocks[c]
                         );
                         runtime::log(&format!("HHCMF045W hcpumf his: {e}"));
+                        if let Ok(mut w) = WRITE_ERROR.lock() {
+                            *w = Some(e.clone());
+                        }
                         rep.error = Some(e);
                         if stop_run {
                             // DATALOSS=STOP: the timer ends the run at once.
@@ -818,6 +829,7 @@ fn writer_loop(
                         }
                     } else {
                         rep.blocks[c] += 1;
+                        BLOCKS_WRITTEN.fetch_add(1, Ordering::Relaxed);
                     }
                 }
             }
@@ -1128,17 +1140,26 @@ fn status() {
                 late as f64 / 1000.0 / samples.max(1) as f64,
                 late_max as f64 / 1000.0
             ));
+            let error = WRITE_ERROR.lock().ok().and_then(|w| w.clone());
             runtime::log(&format!(
-                "HHCMF047I hcpumf his: run {} active for {:.1} s, counter sets {}, sampling {}, {} samples so far{}",
+                "HHCMF047I hcpumf his: run {} active for {:.1} s, counter sets {}, sampling {}, {} samples so far, {} blocks written{}",
                 run.id,
                 run.started.elapsed().as_secs_f64(),
                 crate::console::sets_text(run.sets),
-                if run.sampling { "on" } else { "off" },
+                match (run.sampling, error.is_some()) {
+                    (false, _) => "off",
+                    (true, false) => "on",
+                    (true, true) => "stopped",
+                },
                 samples,
+                BLOCKS_WRITTEN.load(Ordering::Relaxed),
                 run.deadline
                     .map(|d| format!(", ends in {:.0} s", d.saturating_duration_since(Instant::now()).as_secs_f64()))
                     .unwrap_or_default()
             ));
+            if let Some(e) = error {
+                runtime::log(&format!("HHCMF045W hcpumf his: {e}"));
+            }
         }
     }
 }

@@ -91,7 +91,7 @@ fn a_full_disk_leaves_whole_files_and_says_so() {
             "hcpumf his begin sampfreq=800000 map=yes mvs=yes path={}",
             disk.dir.display()
         )],
-        after: vec!["hcpumf his end".into()],
+        after: vec!["hcpumf his status".into(), "hcpumf his end".into()],
         ..Config::default()
     };
     let out = run("demo_workload", &cfg);
@@ -115,6 +115,12 @@ fn a_full_disk_leaves_whole_files_and_says_so() {
     assert!(
         line.contains("complete up to its last full block"),
         "{line}"
+    );
+    // STATUS says so too.
+    assert!(
+        log.lines()
+            .any(|l| l.contains("HHCMF047I") && l.contains("sampling stopped")),
+        "{log}"
     );
 
     // .SMP: whole blocks only, each one full, every entry readable.
