@@ -8,7 +8,8 @@
 //! not in the nucleus), CVTMZ00 X'A4' (highest virtual address), CVTQLPAQ X'BC', CVTLPDIA
 //! X'168' (LPA directory: start of the PLPA), CVTSHRVM X'1A0' (start of the CSA), CVTASVT X'22C';
 //! ASVT: ASVTMAXU X'204', ASVTENTY X'210' (entries with X'80000000' are available);
-//! ASCB: ASCBASID X'24', ASCBJBNI X'AC', ASCBJBNS X'B0'; TCB: TCBJPQ X'2C';
+//! ASCB: ASCBASID X'24', ASCBJBNI X'AC', ASCBJBNS X'B0'; TCB: TCBJPQ X'2C' (kept in the job
+//! step TCB), TCBJSTCB X'7C' (the job step TCB);
 //! CDE: CDCHAIN X'0', CDNAME X'8', CDENTPT X'10', CDXLMJP X'14', CDATTR X'1C' (CDMIN X'04');
 //! XTLST: length X'8' (high bit ends the list), address X'C'.
 //!
@@ -36,6 +37,7 @@ const ASCBASID: u64 = 0x24;
 const ASCBJBNI: u64 = 0xAC;
 const ASCBJBNS: u64 = 0xB0;
 const TCBJPQ: u64 = 0x2C;
+const TCBJSTCB: u64 = 0x7C;
 const CDNAME: u64 = 0x08;
 const CDENTPT: u64 = 0x10;
 const CDXLMJP: u64 = 0x14;
@@ -336,7 +338,8 @@ pub fn walk(space: &Space) -> (Vec<MapEntry>, Vec<String>) {
             "active LPA queue",
         );
     }
-    // Job pack queue of the current task, in the current address space.
+    // Job pack queue of the current task's job step (the job step TCB holds it), in the
+    // current address space.
     let tcb = space.real_u32(PSATOLD).unwrap_or(0) & 0x00FF_FFFF;
     let ascb = space.real_u32(PSAAOLD).unwrap_or(0) & 0x7FFF_FFFF;
     if tcb != 0 {
@@ -345,7 +348,9 @@ pub fn walk(space: &Space) -> (Vec<MapEntry>, Vec<String>) {
         } else {
             0
         };
-        if let Some(jpq) = space.ptr(u64::from(tcb) + TCBJPQ) {
+        let tcb = u64::from(tcb);
+        let jstcb = space.ptr(tcb + TCBJSTCB).unwrap_or(tcb);
+        if let Some(jpq) = space.ptr(jstcb + TCBJPQ) {
             walk_cdes(
                 space,
                 jpq,
@@ -617,7 +622,15 @@ mod tests {
         put32(&s, 0x1000 + CVTSHRVM, 0x80_0000);
         put32(&s, 0x1000 + CVTLPDIA, 0xA0_0000);
         put32(&s, 0x1000 + CVTMZ00, 0xFF_FFFF);
-        // Running: TCB 0x6000 of ASID 1A.
+        // Running: TCB 0x6000 of ASID 1A, a subtask of job step TCB 0x6100 whose job pack
+        // queue has MYPROG (CDE 0x5300, extent list 0x5340: 0x200 bytes at 0x7000).
+        put32(&s, 0x6000 + TCBJSTCB, 0x6100);
+        put32(&s, 0x6100 + TCBJPQ, 0x5300);
+        s.write(AbsAddr(0x5300 + CDNAME), &ebcdic("MYPROG"))
+            .unwrap();
+        put32(&s, 0x5300 + CDXLMJP, 0x5340);
+        put32(&s, 0x5348, 0x8000_0200);
+        put32(&s, 0x534C, 0x7000);
         put32(&s, PSATOLD, 0x6000);
         put32(&s, PSAAOLD, 0x3100);
         s
@@ -638,6 +651,7 @@ mod tests {
         assert!(lines.contains(&"AX001AMYJOB   00000000000031000000000000003100".to_string()));
         assert!(lines.contains(&"MC0000IEFBR14 0000000000A000000000000000A0000F".to_string()));
         assert!(lines.contains(&"EC0000IEFBR15 0000000000A000080000000000A00008".to_string()));
+        assert!(lines.contains(&"MX001AMYPROG  000000000000700000000000000071FF".to_string()));
         for b in [
             "B BDY NUC     0000000000000000000000000000FFFF",
             "B BDY PRIVATE 000000000001000000000000007FFFFF",
