@@ -466,3 +466,64 @@ fn every_online_cpu_gets_its_smp_file_at_begin() {
     assert!(rep.status.success(), "{rep:?}");
     assert!(String::from_utf8_lossy(&rep.stdout).contains("2 CPU file(s)"));
 }
+
+#[test]
+fn an_s370_mvs_guest_is_sampled_and_mapped() {
+    // MVS 3.8J's architecture: host sampling with MVS awareness on an S/370 guest, whose
+    // control blocks name the job and the module in the program parameter and the .MAP.
+    let out_dir = scratch("his-s370");
+    let cfg = Config {
+        archmode: "S/370",
+        before: vec![format!(
+            "hcpumf his begin sampfreq=600000 map=yes mvs=yes path={}",
+            out_dir.display()
+        )],
+        after: vec!["hcpumf his end".into()],
+        show: vec![],
+        ..Config::default()
+    };
+    let out = run("s370_mvs", &cfg);
+    assert!(out.said("HHCMF044I"), "{}", out.log);
+    let bytes = std::fs::read(&files(&out_dir, ".SMP.")[0]).expect("smp");
+    let (mut n, mut in_loop) = (0u64, 0u64);
+    smp::scan(&bytes[..], &mut |s| {
+        n += 1;
+        if (0x2000..0x2100).contains(&s.ia) {
+            in_loop += 1;
+            // TCB 8A00 in bits 8-31, home ASID 1F in bits 33-47.
+            assert_eq!(s.gpp, (0x8A00u64 << 32) | (0x1F << 16), "{:#x}", s.gpp);
+        }
+    })
+    .expect("scan");
+    assert!(
+        n > 500 && in_loop * 10 > n * 9,
+        "{in_loop} of {n} samples in LOOPMOD"
+    );
+    let m = map::parse(&std::fs::read_to_string(&files(&out_dir, ".MAP")[0]).expect("map"));
+    assert!(m.problems.is_empty(), "{:?}", m.problems);
+    assert!(
+        !m.info.iter().any(|i| i.starts_with("NOTE")),
+        "{:?}",
+        m.info
+    );
+    assert_eq!(m.jobs.get(&0x1F).map(String::as_str), Some("S370JOB"));
+    let module = m.module_at(0x1F, 0x2010).expect("LOOPMOD");
+    assert_eq!(
+        (module.name.as_str(), module.area, module.start, module.end),
+        ("LOOPMOD", 'X', 0x2000, 0x20FF)
+    );
+    assert_eq!(m.boundaries.len(), 4);
+    let rep = std::process::Command::new(env!("CARGO_BIN_EXE_hcpumf-report"))
+        .arg(&out_dir)
+        .output()
+        .expect("hcpumf-report");
+    let text = String::from_utf8_lossy(&rep.stdout);
+    let first = text
+        .lines()
+        .find(|l| l.contains("S370JOB"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        first.contains("LOOPMOD") && first.contains("001F"),
+        "{text}"
+    );
+}
