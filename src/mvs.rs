@@ -4,9 +4,12 @@
 //!
 //! Control-block offsets are those of the MVS 3.8J macros (IHAPSA, CVT, IHAASVT, IHAASCB,
 //! IHACDE, IHAXTLST), unchanged in later MVS for these fields:
-//! PSA: FLCCVT X'10', PSATOLD X'21C', PSAAOLD X'224'; CVT: CVTQLPAQ X'BC', CVTASVT X'22C';
+//! PSA: FLCCVT X'10', PSATOLD X'21C', PSAAOLD X'224'; CVT: CVTNUCB X'80' (lowest address
+//! not in the nucleus), CVTMZ00 X'A4' (highest virtual address), CVTQLPAQ X'BC', CVTLPDIA
+//! X'168' (LPA directory: start of the PLPA), CVTSHRVM X'1A0' (start of the CSA), CVTASVT X'22C';
 //! ASVT: ASVTMAXU X'204', ASVTENTY X'210' (entries with X'80000000' are available);
-//! ASCB: ASCBASID X'24', ASCBJBNI X'AC', ASCBJBNS X'B0'; TCB: TCBJPQ X'2C';
+//! ASCB: ASCBASID X'24', ASCBJBNI X'AC', ASCBJBNS X'B0'; TCB: TCBJPQ X'2C' (kept in the job
+//! step TCB), TCBJSTCB X'7C' (the job step TCB);
 //! CDE: CDCHAIN X'0', CDNAME X'8', CDENTPT X'10', CDXLMJP X'14', CDATTR X'1C' (CDMIN X'04');
 //! XTLST: length X'8' (high bit ends the list), address X'C'.
 //!
@@ -17,13 +20,15 @@ use crate::cpu::{Arch, CpuView};
 use crate::his::map::MapEntry;
 use crate::storage::{AbsAddr, GuestStorage};
 use std::collections::HashSet;
-use std::io::Write;
-use std::path::Path;
 
 const FLCCVT: u64 = 0x10;
 const PSATOLD: u64 = 0x21C;
 const PSAAOLD: u64 = 0x224;
+const CVTNUCB: u64 = 0x80;
+const CVTMZ00: u64 = 0xA4;
 const CVTQLPAQ: u64 = 0xBC;
+const CVTLPDIA: u64 = 0x168;
+const CVTSHRVM: u64 = 0x1A0;
 const CVTASVT: u64 = 0x22C;
 const ASVTMAXU: u64 = 0x204;
 const ASVTENTY: u64 = 0x210;
@@ -32,6 +37,7 @@ const ASCBASID: u64 = 0x24;
 const ASCBJBNI: u64 = 0xAC;
 const ASCBJBNS: u64 = 0xB0;
 const TCBJPQ: u64 = 0x2C;
+const TCBJSTCB: u64 = 0x7C;
 const CDNAME: u64 = 0x08;
 const CDENTPT: u64 = 0x10;
 const CDXLMJP: u64 = 0x14;
@@ -285,6 +291,7 @@ pub fn walk(space: &Space) -> (Vec<MapEntry>, Vec<String>) {
         notes.push("no CVT (FLCCVT is zero): not an MVS guest".into());
         return (recs, notes);
     }
+    boundaries(space, cvt, &mut recs, &mut notes);
     // Address spaces.
     match space.ptr(cvt + CVTASVT) {
         None => notes.push(format!("CVTASVT at CVT {cvt:08X} not addressable or zero")),
@@ -331,7 +338,8 @@ pub fn walk(space: &Space) -> (Vec<MapEntry>, Vec<String>) {
             "active LPA queue",
         );
     }
-    // Job pack queue of the current task, in the current address space.
+    // Job pack queue of the current task's job step (the job step TCB holds it), in the
+    // current address space.
     let tcb = space.real_u32(PSATOLD).unwrap_or(0) & 0x00FF_FFFF;
     let ascb = space.real_u32(PSAAOLD).unwrap_or(0) & 0x7FFF_FFFF;
     if tcb != 0 {
@@ -340,7 +348,9 @@ pub fn walk(space: &Space) -> (Vec<MapEntry>, Vec<String>) {
         } else {
             0
         };
-        if let Some(jpq) = space.ptr(u64::from(tcb) + TCBJPQ) {
+        let tcb = u64::from(tcb);
+        let jstcb = space.ptr(tcb + TCBJSTCB).unwrap_or(tcb);
+        if let Some(jpq) = space.ptr(jstcb + TCBJPQ) {
             walk_cdes(
                 space,
                 jpq,
@@ -353,6 +363,48 @@ pub fn walk(space: &Space) -> (Vec<MapEntry>, Vec<String>) {
         }
     }
     (recs, notes)
+}
+
+/// B records: the virtual-storage areas MVS 3.8J's CVT describes, in address order: the
+/// nucleus (from 0 to CVTNUCB), the private area (up to CVTSHRVM), the CSA (up to the LPA
+/// directory, CVTLPDIA) and the link pack and system queue areas above it (to CVTMZ00; the
+/// boundary between them is in the GDA, which is not read). Values that are not in that
+/// order give a note instead.
+fn boundaries(space: &Space, cvt: u64, recs: &mut Vec<MapEntry>, notes: &mut Vec<String>) {
+    let field = |off: u64| space.u32(cvt + off).map(|v| u64::from(v & 0x7FFF_FFFF));
+    let (Some(nucb), Some(shrvm), Some(lpdia), Some(mz00)) = (
+        field(CVTNUCB),
+        field(CVTSHRVM),
+        field(CVTLPDIA),
+        field(CVTMZ00),
+    ) else {
+        notes.push(format!("CVT {cvt:08X}: storage boundaries not addressable"));
+        return;
+    };
+    if !(0 < nucb && nucb <= shrvm && shrvm <= lpdia && lpdia <= mz00) {
+        notes.push(format!(
+            "CVT {cvt:08X}: no storage boundaries (CVTNUCB {nucb:X}, CVTSHRVM {shrvm:X}, \
+             CVTLPDIA {lpdia:X}, CVTMZ00 {mz00:X} not in ascending order)"
+        ));
+        return;
+    }
+    for (name, start, end) in [
+        ("NUC", 0, nucb),
+        ("PRIVATE", nucb, shrvm),
+        ("CSA", shrvm, lpdia),
+        ("LPA+SQA", lpdia, mz00 + 1),
+    ] {
+        if end > start {
+            recs.push(MapEntry {
+                kind: 'B',
+                area: ' ',
+                asid: 0,
+                name: name.into(),
+                start,
+                end: end - 1,
+            });
+        }
+    }
 }
 
 fn walk_cdes(
@@ -378,7 +430,19 @@ fn walk_cdes(
             notes.push(format!("{what}: CDE {cde:08X} not addressable"));
             return;
         };
-        if attr & CDMIN == 0 {
+        if attr & CDMIN != 0 {
+            // Minor CDE: an alias, whose entry point lies in its major CDE's module.
+            if let Some(ep) = space.ptr(cde + CDENTPT) {
+                recs.push(MapEntry {
+                    kind: 'E',
+                    area,
+                    asid,
+                    name: name.trim_end().to_string(),
+                    start: ep,
+                    end: ep,
+                });
+            }
+        } else {
             // Major CDE: its extent list gives the load address and length.
             if let Some(xl) = space.ptr(cde + CDXLMJP) {
                 let len = space.u32(xl + 8).map(|l| u64::from(l & 0x00FF_FFFF));
@@ -419,11 +483,40 @@ fn walk_cdes(
     notes.push(format!("{what}: more than {MAX_WALK} entries, walk ended"));
 }
 
-/// Write a HIS-format .MAP of the running guest (CPU 0's view). Returns a short note.
-pub fn write_map(path: &Path) -> std::io::Result<String> {
-    let mut f = std::fs::File::create(path)?;
+/// Which address spaces a map covers (HIS MAPASID, MAPJOB): their A records and private-area
+/// records; the common area is always mapped.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MapFilter {
+    /// None: every address space (unless `jobs` names some).
+    pub asids: Option<Vec<u16>>,
+    pub jobs: Vec<String>,
+}
+
+impl MapFilter {
+    /// Keep the records of the selected address spaces (and every common-area record).
+    pub fn apply(&self, recs: Vec<MapEntry>) -> Vec<MapEntry> {
+        if self.asids.is_none() && self.jobs.is_empty() {
+            return recs;
+        }
+        let by_job: Vec<u16> = recs
+            .iter()
+            .filter(|r| r.kind == 'A' && self.jobs.contains(&r.name))
+            .map(|r| r.asid)
+            .collect();
+        let selected = |asid: u16| {
+            by_job.contains(&asid) || self.asids.as_ref().is_some_and(|a| a.contains(&asid))
+        };
+        recs.into_iter()
+            .filter(|r| !(r.kind == 'A' || r.area == 'X') || selected(r.asid))
+            .collect()
+    }
+}
+
+/// The HIS-format .MAP text of the running guest (CPU 0's view), a short note, and the notes
+/// on anything that stopped a walk.
+pub fn map_text(filter: &MapFilter) -> (String, String, Vec<String>) {
     let (records, notes) = match guest_space_of_cpu0() {
-        Some((recs, notes)) => (recs, notes),
+        Some((recs, notes)) => (filter.apply(recs), notes),
         None => (Vec::new(), vec!["no CPU or storage to walk".to_string()]),
     };
     let m = crate::model::current();
@@ -433,20 +526,24 @@ pub fn write_map(path: &Path) -> std::io::Result<String> {
         .unwrap_or(0);
     let (y, mo, d, h, mi, s) = crate::collect::civil(now);
     let doy = day_of_year(y, mo, d);
-    writeln!(f, "I SYS HERCULES")?;
-    writeln!(f, "I OS MVS")?;
-    writeln!(f, "I DATE{:02}{:03}", y % 100, doy)?;
-    writeln!(f, "I TIME{h:02}{mi:02}{s:02}00")?;
-    writeln!(f, "I MAP V1R1")?;
-    writeln!(f, "I MODE 31-BIT")?;
-    writeln!(f, "I MACH0000{:04X}", m.machine_type)?;
+    let mut f = String::new();
+    f.push_str("I SYS HERCULES\n");
+    f.push_str("I OS MVS\n");
+    f.push_str(&format!("I DATE{:02}{:03}\n", y % 100, doy));
+    f.push_str(&format!("I TIME{h:02}{mi:02}{s:02}00\n"));
+    f.push_str("I MAP V1R1\n");
+    // The record layout's: 16 hexadecimal digits per address.
+    f.push_str("I MODE 64-BIT\n");
+    f.push_str(&format!("I MACH0000{:04X}\n", m.machine_type));
     for r in &records {
-        writeln!(f, "{}", r.line())?;
+        f.push_str(&r.line());
+        f.push('\n');
     }
     for n in &notes {
-        writeln!(f, "I NOTE {n}")?;
+        f.push_str(&format!("I NOTE {n}\n"));
     }
-    Ok(format!("{} records, {} notes", records.len(), notes.len()))
+    let note = format!("{} records, {} notes", records.len(), notes.len());
+    (f, note, notes)
 }
 
 fn day_of_year(y: u64, m: u64, d: u64) -> u64 {
@@ -513,7 +610,27 @@ mod tests {
         put32(&s, 0x5000 + CDXLMJP, 0x5100);
         put32(&s, 0x5108, 0x8000_0010);
         put32(&s, 0x510C, 0x00A0_0000);
-        // Running: TCB 0x6000 of ASID 1A.
+        // Minor CDE (alias IEFBR15 of IEFBR14) chained after it.
+        put32(&s, 0x5000, 0x5200);
+        s.write(AbsAddr(0x5200 + CDNAME), &ebcdic("IEFBR15"))
+            .unwrap();
+        put32(&s, 0x5200 + CDENTPT, 0x00A0_0008);
+        put32(&s, 0x5200 + CDXLMJP, 0x5000);
+        s.write(AbsAddr(0x5200 + CDATTR), &[CDMIN]).unwrap();
+        // Storage boundaries: nucleus to 64K, private to 8M, CSA to 10M, LPA and SQA to 16M.
+        put32(&s, 0x1000 + CVTNUCB, 0x1_0000);
+        put32(&s, 0x1000 + CVTSHRVM, 0x80_0000);
+        put32(&s, 0x1000 + CVTLPDIA, 0xA0_0000);
+        put32(&s, 0x1000 + CVTMZ00, 0xFF_FFFF);
+        // Running: TCB 0x6000 of ASID 1A, a subtask of job step TCB 0x6100 whose job pack
+        // queue has MYPROG (CDE 0x5300, extent list 0x5340: 0x200 bytes at 0x7000).
+        put32(&s, 0x6000 + TCBJSTCB, 0x6100);
+        put32(&s, 0x6100 + TCBJPQ, 0x5300);
+        s.write(AbsAddr(0x5300 + CDNAME), &ebcdic("MYPROG"))
+            .unwrap();
+        put32(&s, 0x5300 + CDXLMJP, 0x5340);
+        put32(&s, 0x5348, 0x8000_0200);
+        put32(&s, 0x534C, 0x7000);
         put32(&s, PSATOLD, 0x6000);
         put32(&s, PSAAOLD, 0x3100);
         s
@@ -533,6 +650,58 @@ mod tests {
         assert!(lines.contains(&"AX0001MASTER  00000000000030000000000000003000".to_string()));
         assert!(lines.contains(&"AX001AMYJOB   00000000000031000000000000003100".to_string()));
         assert!(lines.contains(&"MC0000IEFBR14 0000000000A000000000000000A0000F".to_string()));
+        assert!(lines.contains(&"EC0000IEFBR15 0000000000A000080000000000A00008".to_string()));
+        assert!(lines.contains(&"MX001AMYPROG  000000000000700000000000000071FF".to_string()));
+        for b in [
+            "B BDY NUC     0000000000000000000000000000FFFF",
+            "B BDY PRIVATE 000000000001000000000000007FFFFF",
+            "B BDY CSA     000000000080000000000000009FFFFF",
+            "B BDY LPA+SQA 0000000000A000000000000000FFFFFF",
+        ] {
+            assert!(lines.contains(&b.to_string()), "{b} in {lines:#?}");
+        }
+        // The reader reads them back.
+        let m = crate::his::map::parse(&lines.join("\n"));
+        assert!(m.problems.is_empty(), "{:?}", m.problems);
+        assert_eq!(m.boundaries.len(), 4);
+        assert_eq!(m.entries[0].name, "IEFBR15");
+    }
+
+    #[test]
+    fn mapasid_and_mapjob_select_address_spaces() {
+        let s = mvs();
+        let space = Space {
+            storage: &s,
+            prefix: 0,
+            dat: Dat::Real,
+        };
+        let (recs, _) = walk(&space);
+        let asids = |f: &MapFilter| {
+            let mut v: Vec<u16> = f
+                .apply(recs.clone())
+                .iter()
+                .filter(|r| r.kind == 'A')
+                .map(|r| r.asid)
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(asids(&MapFilter::default()), vec![1, 0x1A]);
+        let only_1 = MapFilter {
+            asids: Some(vec![1]),
+            jobs: vec![],
+        };
+        assert_eq!(asids(&only_1), vec![1]);
+        let myjob = MapFilter {
+            asids: None,
+            jobs: vec!["MYJOB".into()],
+        };
+        assert_eq!(asids(&myjob), vec![0x1A]);
+        // Common-area records stay.
+        assert!(only_1
+            .apply(recs.clone())
+            .iter()
+            .any(|r| r.name == "IEFBR14"));
     }
 
     #[test]
@@ -552,8 +721,10 @@ mod tests {
     #[test]
     fn hostile_chains_end_with_a_note() {
         let s = mvs();
-        // The CDE chains to itself; the ASVT claims millions of entries beyond storage.
+        // The CDE chains to itself; the ASVT claims millions of entries beyond storage; the
+        // storage boundaries are out of order.
         put32(&s, 0x5000, 0x5000);
+        put32(&s, 0x1000 + CVTSHRVM, 0x1000);
         put32(&s, 0x2000 + ASVTMAXU, 0x7FFF_FFFF);
         let space = Space {
             storage: &s,
@@ -564,6 +735,10 @@ mod tests {
         assert!(notes.iter().any(|n| n.contains("loop")), "{notes:?}");
         assert!(
             notes.iter().any(|n| n.contains("not addressable")),
+            "{notes:?}"
+        );
+        assert!(
+            notes.iter().any(|n| n.contains("no storage boundaries")),
             "{notes:?}"
         );
         // No CVT at all.

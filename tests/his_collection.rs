@@ -88,6 +88,7 @@ fn collection_files_match_the_workload() {
     assert_eq!(*speed, 4404);
     let instr = v[&1] as f64;
     assert!((instr - 1.2e9).abs() / 1.2e9 < 0.01, "instructions {instr}");
+    assert_eq!(c.lost_samples, 0);
     let prb = v[&33] as f64 / instr;
     assert!((prb - 0.7).abs() < 0.02, "problem-state share {prb}");
 
@@ -97,6 +98,33 @@ fn collection_files_match_the_workload() {
     assert_eq!(m.jobs.get(&1).map(String::as_str), Some("*MASTER*"));
     let names: Vec<&str> = m.modules.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names, vec!["HOTLOOP", "WARMLOOP", "COOLLOOP"]);
+    assert!(m.problems.is_empty(), "{:?}", m.problems);
+    assert!(
+        !m.info.iter().any(|i| i.starts_with("NOTE")),
+        "{:?}",
+        m.info
+    );
+    // The alias (minor CDE) as an entry point, the CVT's storage areas as boundaries.
+    let entries: Vec<(&str, u64)> = m
+        .entries
+        .iter()
+        .map(|e| (e.name.as_str(), e.start))
+        .collect();
+    assert_eq!(entries, vec![("HOTENTRY", 0x10000)]);
+    let areas: Vec<(&str, u64, u64)> = m
+        .boundaries
+        .iter()
+        .map(|b| (b.name.as_str(), b.start, b.end))
+        .collect();
+    assert_eq!(
+        areas,
+        vec![
+            ("NUC", 0, 0x3FFF),
+            ("PRIVATE", 0x4000, 0x7FFF),
+            ("CSA", 0x8000, 0xFFFF),
+            ("LPA+SQA", 0x10000, 0xFF_FFFF),
+        ]
+    );
 
     // The report tool reads the run back.
     let rep = std::process::Command::new(env!("CARGO_BIN_EXE_hcpumf-report"))
@@ -115,24 +143,105 @@ fn collection_files_match_the_workload() {
 
 #[test]
 fn bad_keywords_change_nothing() {
+    // Every bad keyword or value of `hcpumf his` gets a message naming it, starts nothing and
+    // leaves a run that is active untouched.
     let out_dir = scratch("his-bad");
+    let bad_begins: Vec<(String, &str)> = vec![
+        ("bogus=1".into(), "unknown keyword 'bogus=1'"),
+        ("ctrset=(b,x)".into(), "unknown counter set 'x'"),
+        ("ctrset=".into(), "CTRSET needs a value"),
+        ("ctronly=yes".into(), "CTRONLY takes no value"),
+        ("ctronly ctrset=none".into(), "nothing to collect"),
+        (
+            "ctronly sampfreq=1000".into(),
+            "SAMPFREQ is a sampling keyword",
+        ),
+        ("sampfreq=abc".into(), "SAMPFREQ: 'abc' is not a number"),
+        (
+            format!("sampfreq=99999999 path={}", out_dir.display()),
+            "SAMPFREQ must be",
+        ),
+        ("samptype=x".into(), "SAMPTYPE must be B or D"),
+        ("duration=0".into(), "DURATION must be 1..1440"),
+        ("duration=ten".into(), "DURATION: 'ten' is not a number"),
+        (
+            "path=/nonexistent/dir".into(),
+            "PATH '/nonexistent/dir' is not a directory",
+        ),
+        ("map=maybe".into(), "MAP must be YES or NO"),
+        ("mvs=".into(), "MVS needs a value"),
+        ("bufcnt=3".into(), "BUFCNT must be 4..1024"),
+        (
+            "sf=600000 sampfreq=600000".into(),
+            "SAMPFREQ is given more than once",
+        ),
+    ];
+    let mut before: Vec<String> = bad_begins
+        .iter()
+        .map(|(k, _)| format!("hcpumf his begin {k}"))
+        .collect();
+    before.extend([
+        "hcpumf his status".to_string(),
+        "hcpumf his end".into(),
+        "hcpumf his end now".into(),
+        "hcpumf his frobnicate".into(),
+        // Two short runs (likely within one second: the sequence number keeps them apart).
+        format!("hcpumf his begin ctronly path={}", out_dir.display()),
+        "hcpumf his end".into(),
+        format!("hcpumf his begin ctronly path={}", out_dir.display()),
+        "hcpumf his end".into(),
+        // A good run, then bad commands while it is active: it goes on unchanged.
+        format!(
+            "hcpumf his begin ctronly ctrset=b path={}",
+            out_dir.display()
+        ),
+        "hcpumf his begin ctronly".into(),
+        "hcpumf his begin sampfreq=1".into(),
+        "hcpumf his status".into(),
+    ]);
     let cfg = Config {
-        before: vec![
-            format!(
-                "hcpumf his begin sampfreq=99999999 path={}",
-                out_dir.display()
-            ),
-            "hcpumf his begin ctrset=(b,x)".into(),
-            "hcpumf his begin path=/nonexistent/dir".into(),
-            "hcpumf his begin bogus=1".into(),
-            "hcpumf his end".into(),
-        ],
+        before,
+        after: vec!["hcpumf his end".into()],
         ..Config::default()
     };
     let out = run("stfle", &cfg);
-    assert_eq!(out.log.matches("HHCMF041E").count(), 4, "{}", out.log);
-    assert!(out.said("HHCMF043E"), "end without a run");
-    assert!(files(&out_dir, "SYSHIS").is_empty());
+    let errors: Vec<&str> = out
+        .log
+        .lines()
+        .filter(|l| l.contains("HHCMF041E"))
+        .collect();
+    assert_eq!(errors.len(), bad_begins.len() + 2, "{}", out.log);
+    for (i, (_, says)) in bad_begins.iter().enumerate() {
+        assert!(
+            errors[i].contains(says) && errors[i].contains("nothing started"),
+            "begin {}: expected '{says}' in '{}'",
+            bad_begins[i].0,
+            errors[i]
+        );
+    }
+    assert!(errors[bad_begins.len()].contains("a run is already active"));
+    assert!(errors[bad_begins.len() + 1].contains("SAMPFREQ must be"));
+    assert!(
+        out.said("HHCMF046I hcpumf his: no run is active"),
+        "{}",
+        out.log
+    );
+    assert!(out.said("HHCMF043E hcpumf his end: no run is active"));
+    assert!(out.said("HHCMF049E hcpumf his end: takes no keywords, not 'now'"));
+    assert!(out.said("HHCMF049E unknown hcpumf his subcommand 'frobnicate'"));
+    assert_eq!(out.log.matches("HHCMF042I").count(), 3, "{}", out.log);
+    assert!(
+        out.log
+            .lines()
+            .any(|l| l.contains("HHCMF047I") && l.contains("counter sets B, sampling off")),
+        "the good run is unchanged:\n{}",
+        out.log
+    );
+    assert!(out.said("HHCMF044I"));
+    // Only the good runs' files: a .CNT each, no samples.
+    let names: Vec<_> = files(&out_dir, "SYSHIS");
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert!(names.iter().all(|n| n.to_string_lossy().ends_with(".CNT")));
 }
 
 #[test]
@@ -158,10 +267,31 @@ fn host_collection_coexists_with_guest_sampling() {
     );
     let smp_files = files(&out_dir, ".SMP.");
     assert_eq!(smp_files.len(), 1, "{}", out.log);
+    // The guest's own samples are as without the host run (sampling_basic): its LPP value
+    // in the host field (H = 1), nothing of the host's in the guest field.
+    assert_eq!(out.bytes(0x20004, 1)[0] & 0xE0, 0x60, "CL=1, H=1");
+    assert_eq!(out.u64(0x20008), out.u64(0x3088), "the guest's loop");
+    assert_eq!(out.u64(0x20010), 0, "GPP");
+    assert_eq!(out.u64(0x20018), 0x8000_0000_0000_00AB, "HPP");
+    // The host's samples: about 5,000/s over the ~0.4 s loop; those in the loop carry the
+    // program parameter the guest loaded, as the guest program parameter.
     let bytes = std::fs::read(&smp_files[0]).expect("read");
-    let mut n = 0;
-    smp::scan(&bytes[..], &mut |_| n += 1).expect("scan");
-    assert!(n > 100, "host samples: {n}");
+    let (mut n, mut in_loop) = (0u64, 0u64);
+    let lp = out.u64(0x3088);
+    let sum = smp::scan(&bytes[..], &mut |s| {
+        n += 1;
+        if s.ia == lp {
+            in_loop += 1;
+            assert_eq!((s.gpp, s.hpp), (0x8000_0000_0000_00AB, 0));
+        }
+    })
+    .expect("scan");
+    assert!(sum.problems.is_empty(), "{:?}", sum.problems);
+    assert!(n > 1000, "host samples: {n}");
+    assert!(
+        in_loop * 10 > n * 9,
+        "{in_loop} of {n} host samples in the loop"
+    );
 }
 
 #[test]
@@ -183,5 +313,217 @@ fn a_run_still_going_when_hercules_stops_is_written_out() {
     assert!(
         len > 0 && len.is_multiple_of(smp::BLOCK as u64),
         "whole blocks: {len}"
+    );
+}
+
+#[test]
+fn host_counting_coexists_with_guest_counters() {
+    // The guest counts a 100,000,000-instruction loop with its own basic counter set (LCCTL,
+    // ECCTR) while a HIS run counts and samples the same CPU: the guest's count is exact as
+    // without the run, and the run's .CNT holds at least the guest's loop.
+    let out_dir = scratch("his-coexist-ctr");
+    let cfg = Config {
+        before: vec![format!(
+            "hcpumf his begin ctrset=(b,p) sampfreq=600000 path={}",
+            out_dir.display()
+        )],
+        after: vec!["hcpumf his end".into()],
+        ..Config::default()
+    };
+    let out = run("count_loop", &cfg);
+    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+    assert_eq!((out.u32(0x3030) >> 28) & 3, 0, "LCCTL cc 0");
+    let guest = out.u64(0x3008).wrapping_sub(out.u64(0x3000)) as f64;
+    let exact = 100_000_003.0;
+    assert!(
+        (guest - exact).abs() / exact < 0.01,
+        "the guest counted {guest} instructions"
+    );
+    let c = cnt::parse(&std::fs::read_to_string(&files(&out_dir, ".CNT")[0]).expect("cnt"));
+    assert!(c.problems.is_empty(), "{:?}", c.problems);
+    let host = c.cpus[&0].1[&1] as f64;
+    assert!(
+        host >= guest && host < guest * 1.05,
+        "the run counted {host} instructions, the guest {guest}"
+    );
+    let smp_files = files(&out_dir, ".SMP.");
+    assert_eq!(smp_files.len(), 1);
+}
+
+#[test]
+fn maponly_with_mapjob_writes_just_the_map_of_that_job() {
+    // F HIS,B,MAPONLY,MAPJOB=(DEMOJOB): the map as soon as CPU 0 has been seen running, with
+    // DEMOJOB's address space and the common area, no counters, no samples.
+    let out_dir = scratch("his-maponly");
+    let cfg = Config {
+        before: vec![format!(
+            "hcpumf his begin maponly mapjob=(demojob) mapverbose path={}",
+            out_dir.display()
+        )],
+        ..Config::default()
+    };
+    let out = run("demo_workload", &cfg);
+    assert!(
+        out.log
+            .lines()
+            .any(|l| l.contains("HHCMF044I") && l.contains("(MAPONLY: map taken)")),
+        "{}",
+        out.log
+    );
+    let all = files(&out_dir, "SYSHIS");
+    assert_eq!(all.len(), 1, "{all:?}");
+    let m = map::parse(&std::fs::read_to_string(&all[0]).expect("map"));
+    assert!(m.problems.is_empty(), "{:?}", m.problems);
+    assert_eq!(
+        m.jobs.iter().collect::<Vec<_>>(),
+        vec![(&0x21, &"DEMOJOB".to_string())],
+        "only the job asked for"
+    );
+    assert_eq!(m.modules.len(), 3, "the common area is always mapped");
+}
+
+#[test]
+fn four_cpus_give_one_smp_file_each() {
+    // A HIS run over four CPUs that sample for themselves and drain with CDSG
+    // (samp_stress): .SMP.0 to .SMP.3 of whole blocks, one .CNT with every CPU, and the
+    // guest's own sampling still correct on every CPU.
+    let out_dir = scratch("his-4cpu");
+    let cfg = Config {
+        numcpu: 4,
+        start_all: true,
+        timeout: 180,
+        before: vec![format!(
+            "hcpumf his begin sampfreq=300000 path={}",
+            out_dir.display()
+        )],
+        after: vec!["hcpumf his end".into()],
+        show: vec![(0x3000, 0x100)],
+        ..Config::default()
+    };
+    let out = run("samp_stress", &cfg);
+    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+    for cpu in 0..4u64 {
+        let r = 0x3000 + cpu * 0x40;
+        assert_eq!(
+            out.u64(r + 0x10),
+            0,
+            "CPU {cpu}: the guest saw invalid entries"
+        );
+        assert_eq!(out.u64(r + 0x30), 0, "CPU {cpu}: blocks out of order");
+        assert!(out.u64(r) >= 30_000, "CPU {cpu}: guest samples");
+    }
+    let smp_files = files(&out_dir, ".SMP.");
+    let names: Vec<String> = smp_files
+        .iter()
+        .map(|p| {
+            p.to_string_lossy()
+                .rsplit('.')
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect();
+    assert_eq!(names, vec!["0", "1", "2", "3"], "{smp_files:?}");
+    for f in &smp_files {
+        let bytes = std::fs::read(f).expect("smp");
+        assert!(bytes.len() >= 2 * smp::BLOCK && bytes.len().is_multiple_of(smp::BLOCK));
+        let sum = smp::scan(&bytes[..], &mut |_| {}).expect("scan");
+        assert!(sum.problems.is_empty(), "{f:?}: {:?}", sum.problems);
+    }
+    let c = cnt::parse(&std::fs::read_to_string(&files(&out_dir, ".CNT")[0]).expect("cnt"));
+    assert!(c.problems.is_empty(), "{:?}", c.problems);
+    assert_eq!(c.cpus.keys().copied().collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+    for (cpu, (_, v)) in &c.cpus {
+        assert!(v[&1] > 0, "CPU {cpu} counted no instructions");
+    }
+}
+
+#[test]
+fn every_online_cpu_gets_its_smp_file_at_begin() {
+    // Two CPUs, only CPU 0 started: .SMP.0 has the samples, .SMP.1 exists from BEGIN on and
+    // stays empty (no samples while a CPU is stopped), and the report reads both.
+    let out_dir = scratch("his-2cpu");
+    let cfg = Config {
+        numcpu: 2,
+        before: vec![format!(
+            "hcpumf his begin sampfreq=600000 path={}",
+            out_dir.display()
+        )],
+        after: vec!["hcpumf his end".into()],
+        ..Config::default()
+    };
+    let out = run("count_loop", &cfg);
+    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+    let smp_files = files(&out_dir, ".SMP.");
+    assert_eq!(smp_files.len(), 2, "{smp_files:?}");
+    let len = |p: &Path| std::fs::metadata(p).expect("smp").len();
+    assert!(len(&smp_files[0]) >= smp::BLOCK as u64);
+    assert_eq!(len(&smp_files[1]), 0);
+    let rep = std::process::Command::new(env!("CARGO_BIN_EXE_hcpumf-report"))
+        .arg(&out_dir)
+        .output()
+        .expect("hcpumf-report");
+    assert!(rep.status.success(), "{rep:?}");
+    assert!(String::from_utf8_lossy(&rep.stdout).contains("2 CPU file(s)"));
+}
+
+#[test]
+fn an_s370_mvs_guest_is_sampled_and_mapped() {
+    // MVS 3.8J's architecture: host sampling with MVS awareness on an S/370 guest, whose
+    // control blocks name the job and the module in the program parameter and the .MAP.
+    let out_dir = scratch("his-s370");
+    let cfg = Config {
+        archmode: "S/370",
+        before: vec![format!(
+            "hcpumf his begin sampfreq=600000 map=yes mvs=yes path={}",
+            out_dir.display()
+        )],
+        after: vec!["hcpumf his end".into()],
+        show: vec![],
+        ..Config::default()
+    };
+    let out = run("s370_mvs", &cfg);
+    assert!(out.said("HHCMF044I"), "{}", out.log);
+    let bytes = std::fs::read(&files(&out_dir, ".SMP.")[0]).expect("smp");
+    let (mut n, mut in_loop) = (0u64, 0u64);
+    smp::scan(&bytes[..], &mut |s| {
+        n += 1;
+        if (0x2000..0x2100).contains(&s.ia) {
+            in_loop += 1;
+            // TCB 8A00 in bits 8-31, home ASID 1F in bits 33-47.
+            assert_eq!(s.gpp, (0x8A00u64 << 32) | (0x1F << 16), "{:#x}", s.gpp);
+        }
+    })
+    .expect("scan");
+    assert!(
+        n > 500 && in_loop * 10 > n * 9,
+        "{in_loop} of {n} samples in LOOPMOD"
+    );
+    let m = map::parse(&std::fs::read_to_string(&files(&out_dir, ".MAP")[0]).expect("map"));
+    assert!(m.problems.is_empty(), "{:?}", m.problems);
+    assert!(
+        !m.info.iter().any(|i| i.starts_with("NOTE")),
+        "{:?}",
+        m.info
+    );
+    assert_eq!(m.jobs.get(&0x1F).map(String::as_str), Some("S370JOB"));
+    let module = m.module_at(0x1F, 0x2010).expect("LOOPMOD");
+    assert_eq!(
+        (module.name.as_str(), module.area, module.start, module.end),
+        ("LOOPMOD", 'X', 0x2000, 0x20FF)
+    );
+    assert_eq!(m.boundaries.len(), 4);
+    let rep = std::process::Command::new(env!("CARGO_BIN_EXE_hcpumf-report"))
+        .arg(&out_dir)
+        .output()
+        .expect("hcpumf-report");
+    let text = String::from_utf8_lossy(&rep.stdout);
+    let first = text
+        .lines()
+        .find(|l| l.contains("S370JOB"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        first.contains("LOOPMOD") && first.contains("001F"),
+        "{text}"
     );
 }

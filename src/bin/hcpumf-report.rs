@@ -15,7 +15,9 @@ const USAGE: &str = "usage: hcpumf-report [options] FILE|DIR...
   --range LO-HI      only instruction addresses in this range (hex)
   --bucket N         address bucket size for code outside the map's modules (default 4096)
   --svg FILE         also draw the picture as SVG
-  --generate-bench FILE MB   write a synthetic .SMP file (benchmark input)";
+  --generate-bench FILE MB   write a synthetic .SMP file (benchmark input)
+exit status: 0 report made, 1 report made but some input is damaged (listed on stderr with
+its file offset), 2 no report (bad options, no files, unreadable file)";
 
 fn hex(v: &str) -> Result<u64, String> {
     u64::from_str_radix(v.trim_start_matches("0x"), 16)
@@ -111,10 +113,17 @@ fn main() {
     };
     let started = std::time::Instant::now();
     match find_files(&paths).and_then(|f| report(&f, &opts)) {
-        Ok(text) => {
-            print!("{text}");
+        Ok(rep) => {
+            print!("{}", rep.text);
             if std::env::var_os("HCPUMF_REPORT_TIMING").is_some() {
                 eprintln!("hcpumf-report: {:.3} s", started.elapsed().as_secs_f64());
+            }
+            // The report covers what could be read; damaged input is an error all the same.
+            if !rep.damaged.is_empty() {
+                for d in &rep.damaged {
+                    eprintln!("hcpumf-report: damaged input: {d}");
+                }
+                std::process::exit(1);
             }
         }
         Err(e) => {

@@ -4,7 +4,7 @@
 //! with the CPU speed.
 
 use crate::model::CounterSet;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 /// Counter values of one CPU: (set, values in counter order).
@@ -24,6 +24,8 @@ pub struct CntRun {
     pub end: std::time::SystemTime,
     pub start_tod: u64,
     pub end_tod: u64,
+    /// Samples the collector lost (not written: disk full); HIS's sample buffer overflow count.
+    pub lost_samples: u64,
     pub cpus: Vec<(u16, CpuSets)>,
 }
 
@@ -74,6 +76,13 @@ pub fn render(r: &CntRun) -> String {
     if !r.title.is_empty() {
         let _ = writeln!(o, "TITLE: {}", r.title);
     }
+    let _ = writeln!(
+        o,
+        "LOSS OF SAMPLE DATA ALERT: {}",
+        if r.lost_samples > 0 { "YES" } else { "NO" }
+    );
+    let _ = writeln!(o, "SAMPLE BUFFER OVERFLOW COUNT: {}", r.lost_samples);
+    let _ = writeln!(o, "LOSS OF COUNTER DATA ALERT: NO");
     let _ = writeln!(o, "MODEL: {:04X}-HERCULES", r.machine_type);
     let _ = writeln!(
         o,
@@ -135,19 +144,102 @@ pub struct CntFile {
     /// START TOD and END TOD of the run (TOD clock bits 0-63), if present.
     pub start_tod: Option<u64>,
     pub end_tod: Option<u64>,
+    /// SAMPLE BUFFER OVERFLOW COUNT: samples the collector lost.
+    pub lost_samples: u64,
     /// CPU -> (speed, counter number -> value).
     pub cpus: BTreeMap<u16, (u32, BTreeMap<u16, u64>)>,
-    /// Lines that could not be read: (line number, text).
-    pub problems: Vec<(usize, String)>,
+    /// What could not be read, or is missing.
+    pub problems: Vec<super::LineProblem>,
 }
 
-/// Read HIS019I text (the plugin's or z/OS's; whitespace-tolerant). Never fails: lines it
-/// cannot read are listed in `problems` with their line numbers.
+/// Read HIS019I text (the plugin's or z/OS's; whitespace-tolerant). Never fails: what it
+/// cannot read is listed in `problems` with byte offsets and line numbers.
 pub fn parse(text: &str) -> CntFile {
+    parse_bytes(text.as_bytes())
+}
+
+/// Read a .CNT from its bytes. Besides unreadable lines it reports a file that is not HIS019I
+/// text, one that ends inside the counter values, and CPUs whose values do not cover every
+/// counter the COUNTER IDENTIFIERS list (a file cut short at a line end).
+pub fn parse_bytes(bytes: &[u8]) -> CntFile {
+    use super::LineProblem;
     let mut f = CntFile::default();
-    let mut cpu: Option<(u16, u32)> = None;
-    for (no, line) in text.lines().enumerate() {
+    if let Some(p) = super::only_reserved_blanks(bytes) {
+        f.problems.push(p);
+        return f;
+    }
+    // CPU being read: (number, line, offset of its header, counters seen).
+    let mut cpu: Option<(u16, usize, u64, BTreeSet<u16>)> = None;
+    let mut identifiers = BTreeSet::new();
+    let mut in_identifiers = false;
+    let mut header_seen = false;
+    let mut last = (0usize, 0u64);
+    let check_cpu = |cpu: &Option<(u16, usize, u64, BTreeSet<u16>)>,
+                     ids: &BTreeSet<u16>,
+                     problems: &mut Vec<LineProblem>| {
+        if let Some((c, line, offset, seen)) = cpu {
+            let missing: Vec<u16> = ids.difference(seen).copied().collect();
+            if let (Some(lo), Some(hi)) = (missing.first(), missing.last()) {
+                problems.push(LineProblem {
+                    line: *line,
+                    offset: *offset,
+                    what: format!(
+                        "CPU {c:02X}: {} of the listed counters have no value ({lo}..{hi}; file \
+                         damaged or truncated?)",
+                        missing.len()
+                    ),
+                });
+            }
+        }
+    };
+    for (no, offset, line, newline) in super::lines(bytes) {
+        last = (no, offset);
+        let problem = |what: String| LineProblem {
+            line: no,
+            offset,
+            what,
+        };
+        let Ok(line) = line else {
+            f.problems
+                .push(problem("bytes that are not text (binary data?)".into()));
+            continue;
+        };
         let l = line.trim();
+        if l.is_empty() {
+            in_identifiers = false;
+            continue;
+        }
+        if !header_seen {
+            header_seen = true;
+            if !l.starts_with("HIS019I") {
+                f.problems.push(problem(format!(
+                    "not a HIS019I counter file: {}",
+                    super::excerpt(l)
+                )));
+            }
+        }
+        if !newline && cpu.is_some() {
+            f.problems.push(problem(format!(
+                "the file ends inside this line (truncated?): {}",
+                super::excerpt(l)
+            )));
+            // Its missing counters are this problem, not another.
+            cpu = None;
+            break;
+        }
+        if l == "COUNTER IDENTIFIERS:" {
+            in_identifiers = true;
+        } else if in_identifiers {
+            match l
+                .split_once(':')
+                .and_then(|(n, _)| n.trim().parse::<u16>().ok())
+            {
+                Some(n) => {
+                    identifiers.insert(n);
+                }
+                None => in_identifiers = false,
+            }
+        }
         if l.starts_with("START TIME:") || l.starts_with("END TIME:") {
             let tod = l
                 .split("TOD:")
@@ -157,6 +249,14 @@ pub fn parse(text: &str) -> CntFile {
                 f.start_tod = f.start_tod.or(tod);
             } else {
                 f.end_tod = tod.or(f.end_tod);
+            }
+        } else if let Some(rest) = l.strip_prefix("SAMPLE BUFFER OVERFLOW COUNT") {
+            match rest.trim_start_matches(':').trim().parse() {
+                Ok(n) => f.lost_samples = n,
+                Err(_) => f.problems.push(problem(format!(
+                    "the sample buffer overflow count is not a number: {}",
+                    super::excerpt(l)
+                ))),
             }
         } else if let Some(rest) = l.strip_prefix("COUNTER VERSION NUMBER 1:") {
             let mut parts = rest.split("COUNTER VERSION NUMBER 2:");
@@ -169,51 +269,85 @@ pub fn parse(text: &str) -> CntFile {
                 .and_then(|x| x.trim().parse().ok())
                 .unwrap_or(0);
         } else if let Some(rest) = l.strip_prefix("COUNTER VALUES (HEXADECIMAL) FOR CPU") {
+            check_cpu(&cpu, &identifiers, &mut f.problems);
+            cpu = None;
             let num = rest.split_whitespace().next().unwrap_or("");
             let speed = rest
                 .split("CPU SPEED =")
                 .nth(1)
                 .and_then(|x| x.split_whitespace().next())
-                .and_then(|x| x.parse().ok())
-                .unwrap_or(0);
-            match u16::from_str_radix(num, 16) {
-                Ok(c) => {
-                    cpu = Some((c, speed));
+                .and_then(|x| x.parse().ok());
+            match (u16::from_str_radix(num, 16), speed) {
+                (Ok(c), Some(speed)) => {
+                    cpu = Some((c, no, offset, BTreeSet::new()));
                     f.cpus.entry(c).or_insert((speed, BTreeMap::new()));
                 }
-                Err(_) => f.problems.push((no + 1, line.to_string())),
+                (Err(_), _) => f.problems.push(problem(format!(
+                    "CPU number '{num}' is not hexadecimal: {}",
+                    super::excerpt(l)
+                ))),
+                (_, None) => f.problems.push(problem(format!(
+                    "no CPU SPEED in the CPU header: {}",
+                    super::excerpt(l)
+                ))),
             }
-        } else if let Some((c, _)) = cpu {
+        } else if let Some((c, _, _, seen)) = cpu.as_mut() {
             // "  0-   3 00000006663C2773 000000013562F9B1 ..." ("-----": no counter).
             let Some(dash) = l.find('-') else { continue };
             let Ok(lo) = l[..dash].trim().parse::<u16>() else {
                 continue;
             };
             let mut toks = l[dash + 1..].split_whitespace();
-            if toks.next().and_then(|t| t.parse::<u16>().ok()).is_none() {
-                f.problems.push((no + 1, line.to_string()));
+            let Some(hi) = toks.next().and_then(|t| t.parse::<u16>().ok()) else {
+                f.problems.push(problem(format!(
+                    "counter range '{lo}-...' has no upper end: {}",
+                    super::excerpt(l)
+                )));
                 continue;
-            }
+            };
             let mut n = lo;
             for t in toks {
+                if n > hi {
+                    f.problems.push(problem(format!(
+                        "more values than counters {lo}-{hi}: {}",
+                        super::excerpt(l)
+                    )));
+                    break;
+                }
                 if t.starts_with("---") {
+                    seen.insert(n);
                     n += 1;
                     continue;
                 }
                 match u64::from_str_radix(t, 16) {
-                    Ok(v) => {
-                        if let Some(e) = f.cpus.get_mut(&c) {
+                    Ok(v) if t.len() <= 16 => {
+                        if let Some(e) = f.cpus.get_mut(c) {
                             e.1.insert(n, v);
                         }
+                        seen.insert(n);
                         n += 1;
                     }
-                    Err(_) => {
-                        f.problems.push((no + 1, line.to_string()));
+                    _ => {
+                        f.problems.push(problem(format!(
+                            "value of counter {n} is not a 64-bit hexadecimal number: '{t}'"
+                        )));
                         break;
                     }
                 }
             }
         }
+    }
+    check_cpu(&cpu, &identifiers, &mut f.problems);
+    if f.cpus.is_empty() && f.problems.is_empty() {
+        f.problems.push(LineProblem {
+            line: last.0,
+            offset: bytes.len() as u64,
+            what: if bytes.is_empty() {
+                "empty file".into()
+            } else {
+                "no COUNTER VALUES section: no CPU's counters (file truncated?)".into()
+            },
+        });
     }
     f
 }
@@ -236,6 +370,7 @@ mod tests {
             end: std::time::UNIX_EPOCH,
             start_tod: 1,
             end_tod: 2,
+            lost_samples: 0,
             cpus: vec![
                 (0, vec![(CounterSet::Basic, vec![10, 20, 0, 0, 0, 0])]),
                 (
@@ -262,6 +397,13 @@ mod tests {
         assert_eq!(f.cpus[&1].1[&1], 0x1356_2F9B1);
         assert_eq!(f.cpus[&1].1[&33], 6);
         assert_eq!(f.cpus[&1].0, 4404);
+        assert!(text.contains("LOSS OF SAMPLE DATA ALERT: NO\nSAMPLE BUFFER OVERFLOW COUNT: 0\n"));
+        let lost = render(&CntRun {
+            lost_samples: 1260,
+            ..r.clone()
+        });
+        assert!(lost.contains("LOSS OF SAMPLE DATA ALERT: YES"));
+        assert_eq!(parse(&lost).lost_samples, 1260);
     }
 
     #[test]
@@ -276,6 +418,63 @@ mod tests {
         assert_eq!(f.cpus[&0].1[&0], 0x6663C2773);
         assert_eq!(f.cpus[&0].1[&5], 0x26DA59633);
         assert_eq!(f.problems.len(), 1);
-        assert_eq!(f.problems[0].0, 6);
+        assert_eq!(f.problems[0].line, 6);
+        let line6 = text.lines().take(5).map(|l| l.len() + 1).sum::<usize>();
+        assert_eq!(f.problems[0].offset, line6 as u64);
+        assert!(f.problems[0].what.contains("counter 8"), "{:?}", f.problems);
+    }
+
+    #[test]
+    fn truncation_and_foreign_files_are_located() {
+        let r = CntRun {
+            file_name: "X.CNT".into(),
+            command: "c".into(),
+            title: String::new(),
+            machine_type: 0x2097,
+            cfvn: 1,
+            csvn: 1,
+            cpu_speed: 4404,
+            start: std::time::UNIX_EPOCH,
+            end: std::time::UNIX_EPOCH,
+            start_tod: 1,
+            end_tod: 2,
+            lost_samples: 0,
+            cpus: (0..2)
+                .map(|c| (c, vec![(CounterSet::Basic, vec![1, 2, 3, 4, 5, 6])]))
+                .collect(),
+        };
+        let text = render(&r);
+        assert!(parse(&text).problems.is_empty());
+        // Cut inside the last line.
+        let cut = text.len() - 10;
+        let f = parse_bytes(&text.as_bytes()[..cut]);
+        let last_line = text[..cut].rfind('\n').unwrap() as u64 + 1;
+        assert_eq!(f.problems.len(), 1, "{:?}", f.problems);
+        assert_eq!(f.problems[0].offset, last_line);
+        assert!(f.problems[0].what.contains("truncated"));
+        // Cut at a line end: CPU 01 lacks counters 4 and 5.
+        let cut = text.trim_end().rfind('\n').unwrap() + 1;
+        let f = parse_bytes(&text.as_bytes()[..cut]);
+        let cpu1 = text
+            .find("COUNTER VALUES (HEXADECIMAL) FOR CPU 01")
+            .unwrap() as u64;
+        assert_eq!(f.problems.len(), 1, "{:?}", f.problems);
+        assert_eq!(f.problems[0].offset, cpu1);
+        assert!(f.problems[0]
+            .what
+            .contains("CPU 01: 2 of the listed counters"));
+        // Cut before any CPU.
+        let cut = text.find("COUNTER VALUES").unwrap();
+        let f = parse_bytes(&text.as_bytes()[..cut]);
+        assert_eq!(f.problems[0].offset, cut as u64);
+        assert!(f.problems[0].what.contains("no COUNTER VALUES"));
+        // Not a .CNT at all.
+        let f = parse_bytes(b"\x7fELF\x02\x01\x01\n");
+        assert_eq!(f.problems[0].offset, 0);
+        assert!(
+            f.problems[0].what.contains("not a HIS019I"),
+            "{:?}",
+            f.problems
+        );
     }
 }

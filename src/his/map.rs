@@ -16,9 +16,15 @@ pub struct MapEntry {
 impl MapEntry {
     /// The fixed-format record line.
     pub fn line(&self) -> String {
+        // Boundary records name their place (BDY) where the others have the ASID.
+        let place = if self.kind == 'B' {
+            "BDY ".to_string()
+        } else {
+            format!("{:04X}", self.asid)
+        };
         format!(
-            "{}{}{:04X}{:<8.8}{:016X}{:016X}",
-            self.kind, self.area, self.asid, self.name, self.start, self.end
+            "{}{}{place}{:<8.8}{:016X}{:016X}",
+            self.kind, self.area, self.name, self.start, self.end
         )
     }
 }
@@ -30,66 +36,179 @@ pub struct MapFile {
     pub info: Vec<String>,
     /// Address spaces: ASID -> job name (A records).
     pub jobs: std::collections::BTreeMap<u16, String>,
-    /// Modules, CSECTs and entry points (M, C, E records), sorted by start address.
+    /// Modules (M records), sorted by start address.
     pub modules: Vec<MapEntry>,
-    /// Boundaries (B records).
+    /// Control sections (C records), sorted by start address.
+    pub csects: Vec<MapEntry>,
+    /// Entry points (E records: start = end = the entry point).
+    pub entries: Vec<MapEntry>,
+    /// Boundaries of the virtual-storage areas (B records; `name` is the area).
     pub boundaries: Vec<MapEntry>,
-    /// Lines that could not be read: (line number, text).
-    pub problems: Vec<(usize, String)>,
+    /// Records that could not be read.
+    pub problems: Vec<super::LineProblem>,
+}
+
+/// The last of `v` (sorted by start) that contains `ia` and belongs to the common area or to
+/// `asid`. Entries do not overlap, so only a few before the address need a look.
+fn containing(v: &[MapEntry], asid: u16, ia: u64) -> Option<&MapEntry> {
+    let i = v.partition_point(|m| m.start <= ia);
+    v[..i]
+        .iter()
+        .rev()
+        .take(8)
+        .find(|m| ia <= m.end && (m.area != 'X' || m.asid == asid || m.asid == 0))
 }
 
 impl MapFile {
-    /// The module containing an address (in the common area, or the private area of `asid`).
+    /// The module containing an address (in the common area, or the private area of `asid`);
+    /// a CSECT when no module record covers it (z/OS writes the nucleus as C records only).
     pub fn module_at(&self, asid: u16, ia: u64) -> Option<&MapEntry> {
-        // Modules do not overlap; find the last one starting at or below the address.
-        let i = self.modules.partition_point(|m| m.start <= ia);
-        self.modules[..i]
-            .iter()
-            .rev()
-            .take(8)
-            .find(|m| ia <= m.end && (m.area != 'X' || m.asid == asid || m.asid == 0))
+        containing(&self.modules, asid, ia).or_else(|| containing(&self.csects, asid, ia))
+    }
+
+    /// The CSECT containing an address.
+    pub fn csect_at(&self, asid: u16, ia: u64) -> Option<&MapEntry> {
+        containing(&self.csects, asid, ia)
+    }
+
+    /// Sort the address-carrying records (after reading or merging files).
+    pub fn sort(&mut self) {
+        self.modules.sort_by_key(|m| m.start);
+        self.csects.sort_by_key(|m| m.start);
+        self.entries.sort_by_key(|m| m.start);
     }
 }
 
-/// Read a .MAP file. Never fails: malformed records are listed with their line numbers.
+fn all_hex(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|c| c.is_ascii_hexdigit())
+}
+
+/// One address-carrying record (A, B, M, C, E), or why it cannot be read. Bytes 2-5 are a
+/// hexadecimal ASID or a place (BDY, NUC, PLPA, MLPA, FLPA: ASID 0); the addresses are 16
+/// hexadecimal digits each (this writer, z/OS with I MODE 64-BIT) or 8 (older z/OS files).
+fn record(line: &str, wide: bool) -> Result<MapEntry, String> {
+    let b = line.as_bytes();
+    if !matches!(b[0], b'A' | b'B' | b'M' | b'C' | b'E') {
+        return Err(format!(
+            "unknown record type '{}' (I, A, B, M, C or E)",
+            line.chars().next().unwrap_or(' ')
+        ));
+    }
+    // An entry-point record may carry just its address.
+    let single = b[0] == b'E' && b.len() < if wide { 46 } else { 30 };
+    let min = if single { 22 } else { 30 };
+    if b.len() < min || !line.is_char_boundary(6) || !line.is_char_boundary(14) {
+        return Err(format!(
+            "record of {} bytes is too short (at least {min}: type, area, ASID, name, addresses)",
+            b.len()
+        ));
+    }
+    let place = &line[2..6];
+    let asid = if all_hex(place) {
+        u16::from_str_radix(place, 16).unwrap_or(0)
+    } else if place.trim_end().bytes().all(|c| c.is_ascii_alphabetic()) {
+        0
+    } else {
+        return Err(format!(
+            "'{place}' in bytes 2-5 is neither an ASID nor an area"
+        ));
+    };
+    let field = |r: std::ops::Range<usize>| line.get(r).filter(|f| all_hex(f));
+    let (start, end) = if single {
+        match field(if wide { 14..30 } else { 14..22 }) {
+            Some(a) => (a, a),
+            None => return Err("the entry address is not hexadecimal".into()),
+        }
+    } else {
+        let w = field(14..30).zip(field(30..46));
+        let n = field(14..22).zip(field(22..30));
+        match (w, n) {
+            (Some(w), _) => w,
+            (None, Some(n)) if !wide => n,
+            _ => {
+                return Err(format!(
+                    "start and end address are not hexadecimal ({} digits each from byte 14)",
+                    if wide { "16" } else { "16 or 8" }
+                ))
+            }
+        }
+    };
+    let start = u64::from_str_radix(start, 16).unwrap_or(0);
+    let end = u64::from_str_radix(end, 16).unwrap_or(0);
+    if end < start && b[0] != b'B' {
+        return Err(format!("end address {end:X} is below the start {start:X}"));
+    }
+    Ok(MapEntry {
+        kind: b[0] as char,
+        area: b[1] as char,
+        asid,
+        name: line[6..14].trim_end().to_string(),
+        start,
+        end,
+    })
+}
+
+/// Read a .MAP file. Never fails: malformed records are listed with their byte offsets and
+/// line numbers.
 pub fn parse(text: &str) -> MapFile {
+    parse_bytes(text.as_bytes())
+}
+
+/// Read a .MAP file from its bytes (lines that are not text are reported, not guessed at).
+pub fn parse_bytes(bytes: &[u8]) -> MapFile {
+    use super::LineProblem;
     let mut f = MapFile::default();
-    for (no, line) in text.lines().enumerate() {
+    if let Some(p) = super::only_reserved_blanks(bytes) {
+        f.problems.push(p);
+        return f;
+    }
+    let mut wide = false;
+    for (no, offset, line, newline) in super::lines(bytes) {
+        let problem = |what: String| LineProblem {
+            line: no,
+            offset,
+            what,
+        };
+        let line = match line {
+            Ok(l) => l,
+            Err(n) => {
+                f.problems.push(problem(format!(
+                    "{n} bytes that are not text (binary data?)"
+                )));
+                continue;
+            }
+        };
         if line.trim().is_empty() {
             continue;
         }
-        let b = line.as_bytes();
-        if b[0] == b'I' {
-            f.info.push(line.get(2..).unwrap_or("").to_string());
+        if line.starts_with('I') {
+            let info = line.get(2..).unwrap_or("").to_string();
+            wide |= info.starts_with("MODE 64");
+            f.info.push(info);
             continue;
         }
-        if b.len() < 46 || !line.is_char_boundary(46) {
-            f.problems.push((no + 1, line.to_string()));
-            continue;
-        }
-        let hex = |r: std::ops::Range<usize>| u64::from_str_radix(&line[r], 16).ok();
-        let (Some(asid), Some(start), Some(end)) = (hex(2..6), hex(14..30), hex(30..46)) else {
-            f.problems.push((no + 1, line.to_string()));
-            continue;
-        };
-        let e = MapEntry {
-            kind: b[0] as char,
-            area: b[1] as char,
-            asid: asid as u16,
-            name: line[6..14].trim_end().to_string(),
-            start,
-            end,
-        };
-        match e.kind {
-            'A' => {
-                f.jobs.insert(e.asid, e.name);
+        match record(line, wide) {
+            Ok(e) => match e.kind {
+                'A' => {
+                    f.jobs.insert(e.asid, e.name);
+                }
+                'M' => f.modules.push(e),
+                'C' => f.csects.push(e),
+                'E' => f.entries.push(e),
+                _ => f.boundaries.push(e),
+            },
+            Err(what) => {
+                let what = if newline {
+                    what
+                } else {
+                    format!("{what}; the file ends in this record (truncated?)")
+                };
+                f.problems
+                    .push(problem(format!("{what}: {}", super::excerpt(line))));
             }
-            'M' | 'C' | 'E' => f.modules.push(e),
-            'B' => f.boundaries.push(e),
-            _ => f.problems.push((no + 1, line.to_string())),
         }
     }
-    f.modules.sort_by_key(|m| m.start);
+    f.sort();
     f
 }
 
@@ -119,8 +238,58 @@ mod tests {
         assert_eq!(m.module_at(0x22, 0x20010), None, "private to ASID 21");
         assert_eq!(m.module_at(0x21, 0x10100), None);
         assert_eq!(
-            m.problems.iter().map(|p| p.0).collect::<Vec<_>>(),
+            m.problems.iter().map(|p| p.line).collect::<Vec<_>>(),
             vec![5, 6]
         );
+        let line5 = text.lines().take(4).map(|l| l.len() + 1).sum::<usize>();
+        assert_eq!(m.problems[0].offset, line5 as u64);
+        assert!(m.problems[0].what.contains("too short"), "{:?}", m.problems);
+        assert!(m.problems[1].what.contains("unknown record type 'Z'"));
+    }
+
+    #[test]
+    fn reads_z_os_boundary_csect_and_entry_records() {
+        // Redbook SG24-7857 Figure 4-7 (8-digit addresses, places instead of ASIDs).
+        let text = "I SYS #@$2\n\
+            B BDY PRIVATE 00000000007FFFFF\n\
+            B BDY CSA     0080000000C63FFF\n\
+            CNNUC IEAVFX0000000000000001FFF\n\
+            ENNUC IEATCBP 00000218\n\
+            CNNUC IGC203  00FD600000FD6BF8\n";
+        let m = parse(text);
+        assert!(m.problems.is_empty(), "{:?}", m.problems);
+        assert_eq!(m.boundaries.len(), 2);
+        assert_eq!(m.boundaries[1].name, "CSA");
+        assert_eq!(
+            (m.boundaries[1].start, m.boundaries[1].end),
+            (0x800000, 0xC63FFF)
+        );
+        assert_eq!(m.csects.len(), 2);
+        assert_eq!(m.entries[0].start, 0x218);
+        // No M record covers the nucleus: its CSECTs stand for modules.
+        assert_eq!(
+            m.module_at(1, 0xFD6100).map(|e| e.name.as_str()),
+            Some("IGC203")
+        );
+        assert_eq!(
+            m.csect_at(1, 0x100).map(|e| e.name.as_str()),
+            Some("IEAVFX00")
+        );
+    }
+
+    #[test]
+    fn damage_is_located_by_offset() {
+        let mut bytes = b"I MODE 64-BIT\nMC0000HOTLOOP 000000000001000000000000000100FF\n".to_vec();
+        let second = bytes.len() as u64;
+        bytes.extend_from_slice(b"MC0000BIN\xff\xfe\n");
+        let third = bytes.len() as u64;
+        bytes.extend_from_slice(b"MC0000WARMLOOP00000000000200000000"); // cut short
+        let m = parse_bytes(&bytes);
+        assert_eq!(m.modules.len(), 1);
+        assert_eq!(m.problems.len(), 2, "{:?}", m.problems);
+        assert_eq!((m.problems[0].line, m.problems[0].offset), (3, second));
+        assert!(m.problems[0].what.contains("not text"));
+        assert_eq!((m.problems[1].line, m.problems[1].offset), (4, third));
+        assert!(m.problems[1].what.contains("truncated"), "{:?}", m.problems);
     }
 }

@@ -19,6 +19,8 @@ pub enum ReportError {
     },
     #[error("no HIS files (.SMP.n, .CNT, .MAP) found in {0}")]
     NoFiles(String),
+    #[error("{0} is not a HIS file (a name ending in .SMP.n with n hexadecimal, .CNT or .MAP)")]
+    NotHis(String),
 }
 
 /// Report options.
@@ -60,20 +62,25 @@ pub struct RunFiles {
 /// Classify paths: files by suffix; a directory contributes every SYSHIS* file in it.
 pub fn find_files(paths: &[PathBuf]) -> Result<RunFiles, ReportError> {
     let mut r = RunFiles::default();
-    let mut add = |p: &Path| {
+    // Whether the name was one of a HIS file.
+    let mut add = |p: &Path| -> bool {
         let name = p
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         if let Some(i) = name.rfind(".SMP.") {
-            if let Ok(cpu) = u16::from_str_radix(&name[i + 5..], 16) {
-                r.smp.push((cpu, p.to_path_buf()));
+            match u16::from_str_radix(&name[i + 5..], 16) {
+                Ok(cpu) => r.smp.push((cpu, p.to_path_buf())),
+                Err(_) => return false,
             }
         } else if name.ends_with(".CNT") {
             r.cnt.push(p.to_path_buf());
         } else if name.ends_with(".MAP") {
             r.map.push(p.to_path_buf());
+        } else {
+            return false;
         }
+        true
     };
     for p in paths {
         if p.is_dir() {
@@ -91,8 +98,8 @@ pub fn find_files(paths: &[PathBuf]) -> Result<RunFiles, ReportError> {
                     add(&n);
                 }
             }
-        } else {
-            add(p);
+        } else if !add(p) {
+            return Err(ReportError::NotHis(p.display().to_string()));
         }
     }
     r.smp.sort();
@@ -114,6 +121,7 @@ struct Row {
     invalid: u64,
     asid: u16,
     module: String,
+    csect: String,
     start: u64,
     end: u64,
     cycles_share: f64,
@@ -161,12 +169,20 @@ impl HotSpots {
         {
             return;
         }
-        // Samples in a module are keyed by the module's start; others by address bucket.
-        let (start, end, name) = match m.module_at(asid, s.ia) {
-            Some(e) => (e.start, e.end, e.name.clone()),
-            None => {
+        // Samples in a module are keyed by the start of their CSECT (when the map has C
+        // records) or module; others by address bucket.
+        let module = m.module_at(asid, s.ia);
+        let csect = if m.csects.is_empty() {
+            None
+        } else {
+            m.csect_at(asid, s.ia)
+        };
+        let (start, end) = match (csect, module) {
+            (Some(c), _) => (c.start, c.end),
+            (None, Some(e)) => (e.start, e.end),
+            (None, None) => {
                 let b = s.ia / opts.bucket.max(1) * opts.bucket.max(1);
-                (b, b + opts.bucket.max(1) - 1, String::new())
+                (b, b + opts.bucket.max(1) - 1)
             }
         };
         let key = (asid, start);
@@ -178,7 +194,8 @@ impl HotSpots {
                 if i == n {
                     self.rows.push(Row {
                         asid,
-                        module: name,
+                        module: module.map(|e| e.name.clone()).unwrap_or_default(),
+                        csect: csect.map(|e| e.name.clone()).unwrap_or_default(),
                         start,
                         end,
                         ..Default::default()
@@ -201,26 +218,31 @@ impl HotSpots {
     }
 }
 
-/// Make the report; returns the text.
-pub fn report(files: &RunFiles, opts: &Options) -> Result<String, ReportError> {
+/// A report: its text, and every damaged input (file, offset, what) it also lists.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    pub text: String,
+    pub damaged: Vec<String>,
+}
+
+/// Make the report.
+pub fn report(files: &RunFiles, opts: &Options) -> Result<Report, ReportError> {
     let mut out = String::new();
     let mut problems: Vec<String> = Vec::new();
     let mut m = map::MapFile::default();
     for p in &files.map {
-        let text = String::from_utf8_lossy(&read(p)?).into_owned();
-        let f = map::parse(&text);
-        for (line, t) in &f.problems {
-            problems.push(format!(
-                "{}: line {line}: malformed map record '{t}'",
-                p.display()
-            ));
+        let f = map::parse_bytes(&read(p)?);
+        for pr in &f.problems {
+            problems.push(format!("{}: {pr}", p.display()));
         }
         m.info.extend(f.info);
         m.jobs.extend(f.jobs);
         m.modules.extend(f.modules);
+        m.csects.extend(f.csects);
+        m.entries.extend(f.entries);
         m.boundaries.extend(f.boundaries);
     }
-    m.modules.sort_by_key(|e| e.start);
+    m.sort();
 
     // Samples.
     let mut hs = HotSpots::new();
@@ -264,13 +286,9 @@ pub fn report(files: &RunFiles, opts: &Options) -> Result<String, ReportError> {
     // Counters.
     let mut counters = Vec::new();
     for p in &files.cnt {
-        let text = String::from_utf8_lossy(&read(p)?).into_owned();
-        let f = cnt::parse(&text);
-        for (line, t) in &f.problems {
-            problems.push(format!(
-                "{}: line {line}: unreadable counter line '{t}'",
-                p.display()
-            ));
+        let f = cnt::parse_bytes(&read(p)?);
+        for pr in &f.problems {
+            problems.push(format!("{}: {pr}", p.display()));
         }
         counters.push(f);
     }
@@ -302,6 +320,12 @@ pub fn report(files: &RunFiles, opts: &Options) -> Result<String, ReportError> {
             } else {
                 r.module.clone()
             };
+            // Without C records a module is its own CSECT (MVS 3.8J keeps no CSECT map).
+            let csect = if r.csect.is_empty() {
+                module.clone()
+            } else {
+                r.csect.clone()
+            };
             let _ = writeln!(
                 out,
                 "{:>10} {:>9} {:>7.2} {:>6} {:>5} {:<8} {:<8} {:<8} {:08X}-{:08X}",
@@ -312,7 +336,7 @@ pub fn report(files: &RunFiles, opts: &Options) -> Result<String, ReportError> {
                 format!("{:04X}", r.asid),
                 job,
                 module,
-                module,
+                csect,
                 r.start,
                 r.end
             );
@@ -328,6 +352,13 @@ pub fn report(files: &RunFiles, opts: &Options) -> Result<String, ReportError> {
     }
     for f in &counters {
         let _ = writeln!(out, "\nCOUNTERS (CFVN {}, CSVN {})", f.cfvn, f.csvn);
+        if f.lost_samples > 0 {
+            let _ = writeln!(
+                out,
+                "samples lost by the collector (SAMPLE BUFFER OVERFLOW COUNT): {}",
+                f.lost_samples
+            );
+        }
         let _ = writeln!(
             out,
             "{:>4} {:>16} {:>16} {:>7} {:>9} {:>7} {:>8} {:>8}",
@@ -383,7 +414,10 @@ pub fn report(files: &RunFiles, opts: &Options) -> Result<String, ReportError> {
             let _ = writeln!(out, "  {p}");
         }
     }
-    Ok(out)
+    Ok(Report {
+        text: out,
+        damaged: problems,
+    })
 }
 
 fn total_cpi(f: &cnt::CntFile) -> Option<f64> {

@@ -3,7 +3,8 @@
 #   WARMLOOP (supervisor state) 30%   at 0x20000
 #   COOLLOOP (problem state)    20%   at 0x30000
 # switching state about 400 times a second, for about 3 seconds, plus the few MVS control
-# blocks (CVT, ASVT, ASCBs, LPA CDEs with extent lists, PSATOLD/PSAAOLD) that let the
+# blocks (CVT with storage boundaries, ASVT, ASCBs, LPA CDEs with extent lists and an
+# alias, PSATOLD/PSAAOLD) that let the
 # plugin's MVS awareness name the address space and the modules in the .MAP and in the
 # samples' program parameter. DAT is off, so virtual = real.
         .include "lowcore.inc"
@@ -18,6 +19,10 @@ start:  lghi  %r13,0x3000
         st    %r2,0x22c(%r1)                  # CVTASVT -> ASVT at 0x8400
         llilf %r2,0x8a00
         st    %r2,0xbc(%r1)                   # CVTQLPAQ -> 0x8A00 -> first CDE
+        mvc   0x80(4,%r1),nucb-0x1000(%r12)   # CVTNUCB: nucleus 0-3FFF
+        mvc   0x1a0(4,%r1),shrvm-0x1000(%r12) # CVTSHRVM: private 4000-7FFF, CSA from 8000
+        mvc   0x168(4,%r1),lpdia-0x1000(%r12) # CVTLPDIA: LPA (the three modules) from 10000
+        mvc   0xa4(4,%r1),mz00-0x1000(%r12)   # CVTMZ00: 24-bit addressing
         llilf %r3,0x8400
         mvc   0x204(4,%r3),two-0x1000(%r12)   # ASVTMAXU = 2
         mvc   0x210(4,%r3),ascb1-0x1000(%r12) # ASVTENTY[0] -> ASCB of ASID 1
@@ -47,6 +52,10 @@ back:   brctg %r7,round
 svcpsw: .quad 0x0000000180000000, back
 hot:    .quad 0x0001000180000000, 0x10000
 two:    .long 2
+nucb:   .long 0x4000
+shrvm:  .long 0x8000
+lpdia:  .long 0x10000
+mz00:   .long 0xffffff
 ascb1:  .long 0x8800
 ascb2:  .long 0x8900
 cde1:   .long 0x8b00
@@ -55,19 +64,23 @@ ndemo:  .long nm2
 nm1:    .byte 0x5c,0xd4,0xc1,0xe2,0xe3,0xc5,0xd9,0x5c          # *MASTER*
 nm2:    .byte 0xc4,0xc5,0xd4,0xd6,0xd1,0xd6,0xc2,0x40          # DEMOJOB
         .align 8
-# CDEs at 0x8B00, 0x8B30, 0x8B60 (chained), extent lists at 0x8B90, 0x8BA0, 0x8BB0.
+# CDEs at 0x8B00, 0x8B30, 0x8B60 (chained), extent lists at 0x8B90, 0x8BA0, 0x8BB0, and
+# at 0x8BC0 a minor CDE (CDATTR CDMIN): HOTENTRY, an alias entry point of HOTLOOP.
 cdes:   .long 0x8b30, 0
         .byte 0xc8,0xd6,0xe3,0xd3,0xd6,0xd6,0xd7,0x40          # HOTLOOP
         .long 0x10000, 0x8b90, 0, 0, 0, 0, 0, 0
         .long 0x8b60, 0
         .byte 0xe6,0xc1,0xd9,0xd4,0xd3,0xd6,0xd6,0xd7          # WARMLOOP
         .long 0x20000, 0x8ba0, 0, 0, 0, 0, 0, 0
-        .long 0, 0
+        .long 0x8bc0, 0
         .byte 0xc3,0xd6,0xd6,0xd3,0xd3,0xd6,0xd6,0xd7          # COOLLOOP
         .long 0x30000, 0x8bb0, 0, 0, 0, 0, 0, 0
         .long 16, 1, 0x80000100, 0x10000                       # HOTLOOP: 256 bytes
         .long 16, 1, 0x80000100, 0x20000                       # WARMLOOP
         .long 16, 1, 0x80000100, 0x30000                       # COOLLOOP
+        .long 0, 0
+        .byte 0xc8,0xd6,0xe3,0xc5,0xd5,0xe3,0xd9,0xe8          # HOTENTRY
+        .long 0x10000, 0x8b00, 0, 0x04000000, 0, 0, 0, 0       # minor: CDMIN
 
         .org 0x10000
 hotloop: llilf %r6,500000                     # HOTLOOP: 50%
