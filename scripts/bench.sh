@@ -45,7 +45,13 @@ run() { # name plugin(0/1) mode interval
   line=$(grep -m1 '^R:0000000000003000' "$d/log" || true)
   if [ -z "$line" ]; then echo "bench: run $name failed; log:" >&2; tail -30 "$d/log" >&2; exit 1; fi
   local w
-  w=$(echo "$line" | sed 's/.*=//' | awk '{print $1 $2, $3 $4}')
+  w=$(echo "$line" | sed 's/^[^=]*=//' | awk '{print $1 $2, $3 $4}')
+  if ! [[ "$w" =~ ^[0-9A-Fa-f]{16}\ [0-9A-Fa-f]{16}$ ]]; then
+    # (Hercules' console output could interleave with the display line.)
+    echo "bench: run $name: unreadable result line '$line'; running again" >&2
+    run "$@"
+    return
+  fi
   local iters=$((16#${w%% *})) tod=$((16#${w##* }))
   # iterations per second (TOD: 4096 units per microsecond)
   echo $(( iters * 4096 * 1000000 / tod ))

@@ -73,6 +73,18 @@ pub struct Meter {
 }
 
 impl Meter {
+    /// The wall-clock extrapolation [`Meter::cpu_now`] would return, if it may be used (no
+    /// wait since the last read, read less than CLOCK_RESYNC_NS ago). Never less than the
+    /// thread's real CPU time: the thread cannot run longer than the wall time that passed.
+    pub fn estimate_now(&self, waitsig: u64) -> Option<u64> {
+        let w = mono_ns();
+        let lw = self.clk_wall.load(Ordering::Relaxed);
+        (lw != 0
+            && w.wrapping_sub(lw) < CLOCK_RESYNC_NS
+            && self.clk_waitsig.load(Ordering::Relaxed) == waitsig)
+            .then(|| self.clk_cpu.load(Ordering::Relaxed) + (w - lw))
+    }
+
     /// The CPU's thread CPU time now: read (`exact`, or after a wait, or every
     /// CLOCK_RESYNC_NS) or extrapolated with the wall clock.
     pub fn cpu_now(&self, waitsig: u64, exact: bool) -> u64 {
@@ -819,6 +831,28 @@ fn scan(r: &Runtime, now: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tick skips the CPU-time read when the extrapolation says no sample is due; that
+    /// is only sound because the extrapolation never runs behind the thread's real CPU time.
+    #[test]
+    fn the_cpu_time_estimate_is_never_behind_the_real_time() {
+        let m = Meter::default();
+        assert_eq!(m.estimate_now(0), None, "nothing read yet");
+        m.cpu_now(0, true);
+        for _ in 0..1000 {
+            let mut x = 0u64;
+            for i in 0..1000u64 {
+                x = x.wrapping_mul(31).wrapping_add(i);
+            }
+            std::hint::black_box(x);
+            let est = m.estimate_now(0);
+            let real = thread_cpu_ns();
+            if let Some(est) = est {
+                assert!(est + 1_000 >= real, "estimate {est} behind {real}");
+            }
+        }
+        assert_eq!(m.estimate_now(1), None, "the CPU waited since the read");
+    }
 
     #[test]
     fn the_sample_clock_keeps_its_phase() {
