@@ -260,6 +260,7 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32
     // would come early and then bunch). The extrapolation never runs behind the real CPU
     // time, so when even it has not reached any clock's due time no sample is due and the
     // read (a system call) is saved: most ticks that come early cost no more than before.
+    s.ticks.fetch_add(1, Ordering::Relaxed);
     let exact = match st.meter.estimate_now(raw.waitsig) {
         Some(est) => [&s.guest, &s.host]
             .iter()
