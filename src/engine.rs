@@ -157,14 +157,7 @@ pub fn execute(
             // delivered yet are lost sample data of the current block, counted now: the
             // clock is stopped or restarted below and would forget them.
             if st.sampling.any_active() {
-                let owed = st.schedule.guest.resync_lost(now_ns);
-                if owed > 0 {
-                    if let Some(storage) =
-                        runtime::host().and_then(crate::hoststore::HostStorage::new)
-                    {
-                        st.sampling.count_lost(&storage, owed);
-                    }
-                }
+                count_lost(st, st.schedule.guest.resync_lost(now_ns));
             }
             let res = st.sampling.lsctl(m, &block)?;
             st.alerts.clear(res.clear_alerts);
@@ -255,19 +248,23 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32
     let st = runtime::cpu(view.cpu)?;
     st.schedule.shared.armed.store(false, Ordering::Release);
     let s = &st.schedule;
-    // A sampling clock compares the CPU time with its due time: read it (a wall-clock
-    // extrapolation would count the time the host did not run the CPU thread, and samples
-    // would come early and then bunch). The extrapolation never runs behind the real CPU
-    // time, so when even it has not reached any clock's due time no sample is due and the
-    // read (a system call) is saved: most ticks that come early cost no more than before.
     s.ticks.fetch_add(1, Ordering::Relaxed);
-    let exact = match st.meter.estimate_now(raw.waitsig) {
-        Some(est) => [&s.guest, &s.host]
-            .iter()
-            .any(|c| c.running() && est >= c.wake_at()),
-        None => s.guest.running() || s.host.running(),
+    // A sampling clock compares the CPU time with its due time, so a tick that may take a
+    // sample reads it (a wall-clock extrapolation counts time the host did not run the CPU
+    // thread: samples would come early and then bunch). The extrapolation is never behind
+    // the real CPU time, so when even it has not reached a running clock's due time no
+    // sample is due and the read (a system call) is skipped.
+    let now_ns = match st.meter.estimate_now(raw.waitsig) {
+        Some(est)
+            if ![&s.guest, &s.host]
+                .iter()
+                .any(|c| c.running() && est >= c.wake_at()) =>
+        {
+            est
+        }
+        _ => st.meter.read_now(raw.waitsig),
     };
-    let (now, now_ns) = runtime::account(view, raw, exact);
+    let now = st.meter.account(raw, now_ns, view.problem_state);
     // The samples carry the CPU's measurements at this point (the diagnostic entry's
     // instruction count and CPU time), as the counter instructions' view does.
     let measured = CpuView {
@@ -312,6 +309,17 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32
     let param = deliverable(st, view);
     runtime::reschedule(view.cpu, now_ns);
     param
+}
+
+/// Count `n` sampling intervals the host could not sample as lost sample data of the current
+/// block (its overflow count).
+fn count_lost(st: &CpuState, n: u64) {
+    if n == 0 {
+        return;
+    }
+    if let Some(storage) = runtime::host().and_then(crate::hoststore::HostStorage::new) {
+        st.sampling.count_lost(&storage, n);
+    }
 }
 
 /// Take the pending measurement alert if the CPU is enabled for it: PSW external mask and

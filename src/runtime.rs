@@ -88,15 +88,15 @@ impl Meter {
     /// The CPU's thread CPU time now: read (`exact`, or after a wait, or every
     /// CLOCK_RESYNC_NS) or extrapolated with the wall clock.
     pub fn cpu_now(&self, waitsig: u64, exact: bool) -> u64 {
-        let w = mono_ns();
-        let lw = self.clk_wall.load(Ordering::Relaxed);
-        if !exact
-            && lw != 0
-            && w.wrapping_sub(lw) < CLOCK_RESYNC_NS
-            && self.clk_waitsig.load(Ordering::Relaxed) == waitsig
-        {
-            return self.clk_cpu.load(Ordering::Relaxed) + (w - lw);
+        match self.estimate_now(waitsig) {
+            Some(est) if !exact => est,
+            _ => self.read_now(waitsig),
         }
+    }
+
+    /// Read the thread's CPU time (a system call) and restart the extrapolation from it.
+    pub fn read_now(&self, waitsig: u64) -> u64 {
+        let w = mono_ns();
         let real = thread_cpu_ns();
         self.clk_wall.store(w, Ordering::Relaxed);
         self.clk_cpu.store(real, Ordering::Relaxed);
