@@ -563,6 +563,15 @@ fn guest_space_of_cpu0() -> Option<(Vec<MapEntry>, Vec<String>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Real storage without DAT, prefix 0 (an MVS image laid out at its real addresses).
+    fn real(storage: &dyn GuestStorage) -> Space<'_> {
+        Space {
+            storage,
+            prefix: 0,
+            dat: Dat::Real,
+        }
+    }
     use crate::storage::MemStorage;
 
     fn put32(s: &MemStorage, a: u64, v: u32) {
@@ -639,11 +648,7 @@ mod tests {
     #[test]
     fn walks_address_spaces_and_modules() {
         let s = mvs();
-        let space = Space {
-            storage: &s,
-            prefix: 0,
-            dat: Dat::Real,
-        };
+        let space = real(&s);
         let (recs, notes) = walk(&space);
         assert!(notes.is_empty(), "{notes:?}");
         let lines: Vec<String> = recs.iter().map(|r| r.line()).collect();
@@ -670,11 +675,7 @@ mod tests {
     #[test]
     fn mapasid_and_mapjob_select_address_spaces() {
         let s = mvs();
-        let space = Space {
-            storage: &s,
-            prefix: 0,
-            dat: Dat::Real,
-        };
+        let space = real(&s);
         let (recs, _) = walk(&space);
         let asids = |f: &MapFilter| {
             let mut v: Vec<u16> = f
@@ -707,11 +708,7 @@ mod tests {
     #[test]
     fn program_parameter_names_task_and_address_space() {
         let s = mvs();
-        let space = Space {
-            storage: &s,
-            prefix: 0,
-            dat: Dat::Real,
-        };
+        let space = real(&s);
         assert_eq!(
             program_parameter_in(&space),
             (0x6000u64 << 32) | (0x1A << 16)
@@ -726,11 +723,7 @@ mod tests {
         put32(&s, 0x5000, 0x5000);
         put32(&s, 0x1000 + CVTSHRVM, 0x1000);
         put32(&s, 0x2000 + ASVTMAXU, 0x7FFF_FFFF);
-        let space = Space {
-            storage: &s,
-            prefix: 0,
-            dat: Dat::Real,
-        };
+        let space = real(&s);
         let (_recs, notes) = walk(&space);
         assert!(notes.iter().any(|n| n.contains("loop")), "{notes:?}");
         assert!(
@@ -743,11 +736,7 @@ mod tests {
         );
         // No CVT at all.
         let empty = MemStorage::new(0x1000);
-        let space = Space {
-            storage: &empty,
-            prefix: 0,
-            dat: Dat::Real,
-        };
+        let space = real(&empty);
         let (recs, notes) = walk(&space);
         assert!(recs.is_empty());
         assert!(notes[0].contains("no CVT"));

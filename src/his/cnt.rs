@@ -356,9 +356,9 @@ pub fn parse_bytes(bytes: &[u8]) -> CntFile {
 mod tests {
     use super::*;
 
-    #[test]
-    fn round_trip() {
-        let r = CntRun {
+    /// A z10 run (CFVN 1, CSVN 1, 4404 cycles/us) with no CPUs; tests add theirs.
+    fn run() -> CntRun {
+        CntRun {
             file_name: "SYSHIS20261122.120000.000.CNT".into(),
             command: "hcpumf his begin".into(),
             title: String::new(),
@@ -371,6 +371,13 @@ mod tests {
             start_tod: 1,
             end_tod: 2,
             lost_samples: 0,
+            cpus: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn round_trip() {
+        let r = CntRun {
             cpus: vec![
                 (0, vec![(CounterSet::Basic, vec![10, 20, 0, 0, 0, 0])]),
                 (
@@ -384,6 +391,7 @@ mod tests {
                     ],
                 ),
             ],
+            ..run()
         };
         let text = render(&r);
         assert!(text.starts_with("HIS019I EVENT COUNTERS INFORMATION VERSION 1"));
@@ -429,19 +437,10 @@ mod tests {
         let r = CntRun {
             file_name: "X.CNT".into(),
             command: "c".into(),
-            title: String::new(),
-            machine_type: 0x2097,
-            cfvn: 1,
-            csvn: 1,
-            cpu_speed: 4404,
-            start: std::time::UNIX_EPOCH,
-            end: std::time::UNIX_EPOCH,
-            start_tod: 1,
-            end_tod: 2,
-            lost_samples: 0,
             cpus: (0..2)
                 .map(|c| (c, vec![(CounterSet::Basic, vec![1, 2, 3, 4, 5, 6])]))
                 .collect(),
+            ..run()
         };
         let text = render(&r);
         assert!(parse(&text).problems.is_empty());

@@ -6,37 +6,7 @@
 # and reads the state with QSI. The block fills and further samples are counted in its
 # overflow count; no interruption is requested.
 #   0x3000 QSI before, 0x3040 QSI after, 0x3080 LSCTL request, 0x7FC program-check count
-        .text
-        .org 0
-        .long 0x00080000, start               # restart new PSW (EC mode)
-        .org 0x28
-        .long 0, 0                            # program old PSW
-        .org 0x58
-        .long 0x000a0000, 0xe1                # external new PSW: wait code E1 (unexpected)
-        .org 0x68
-        .long 0x00080000, pgmchk              # program new PSW
-        .org 0x400
-pgmchk: stm   %r0,%r15,0x600
-        l     %r1,0x7fc(%r0)
-        lr    %r2,%r1
-        sll   %r2,2
-        lh    %r3,0x8e(%r0)
-        st    %r3,0x800(%r2)
-        la    %r1,1(%r1)
-        st    %r1,0x7fc(%r0)
-        lm    %r0,%r15,0x600
-        lpsw  0x28
-        .align 8
-waitpsw: .long 0x000a0000, 0
-        .org 0x1000
-start:  la    %r12,0x800
-        la    %r12,0x800(%r12)                # R12 = 0x1000 (code base)
-        la    %r13,0x800
-        la    %r13,0x800(%r13)
-        la    %r13,0x800(%r13)
-        la    %r13,0x800(%r13)
-        la    %r13,0x800(%r13)
-        la    %r13,0x800(%r13)                # R13 = 0x3000
+        .include "s370.inc"
         qsi   0(%r13)
         mvc   0x80(32,%r13),req-0x1000(%r12)
         mvc   0x88(8,%r13),0x08(%r13)         # the minimum interval
