@@ -6,17 +6,6 @@ use common::*;
 use hcpumf::his::{cnt, map, smp};
 use std::path::Path;
 
-fn files(dir: &Path, suffix: &str) -> Vec<std::path::PathBuf> {
-    let mut v: Vec<_> = std::fs::read_dir(dir)
-        .expect("output dir")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.to_string_lossy().contains(suffix))
-        .collect();
-    v.sort();
-    v
-}
-
 #[test]
 fn collection_files_match_the_workload() {
     let out_dir = scratch("his-out");

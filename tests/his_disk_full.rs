@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use hcpumf::his::{cnt, map, smp};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Mutex;
 
@@ -67,17 +67,6 @@ impl Drop for SmallDisk {
             unsafe { libc::setrlimit(libc::RLIMIT_FSIZE, &lim) };
         }
     }
-}
-
-fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
-    let mut v: Vec<_> = std::fs::read_dir(dir)
-        .expect("output dir")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.to_string_lossy().contains(suffix))
-        .collect();
-    v.sort();
-    v
 }
 
 #[test]

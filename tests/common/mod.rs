@@ -56,6 +56,18 @@ pub fn scratch(name: &str) -> PathBuf {
     d
 }
 
+/// The files in `dir` whose names contain `suffix` (e.g. ".SMP"), sorted.
+pub fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .expect("output dir")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().contains(suffix))
+        .collect();
+    v.sort();
+    v
+}
+
 /// Assemble and link `tests/guest/<name>.s` at address 0; returns the flat binary.
 pub fn assemble(name: &str, dir: &Path) -> PathBuf {
     let guest = root().join("tests/guest");
