@@ -37,6 +37,21 @@ fn req(
     b[24..32].copy_from_slice(&d.to_be_bytes());
     b
 }
+/// The request Linux issues: basic sampling enabled and active, H = 1, 4-KB blocks, at the
+/// minimum interval.
+fn linux_basic(m: &MachineModel, tear: u64, dear: u64) -> [u8; 64] {
+    req(
+        false,
+        true,
+        true,
+        false,
+        true,
+        false,
+        m.min_sampling_interval,
+        tear,
+        dear,
+    )
+}
 fn view(ia: u64) -> CpuView {
     CpuView {
         ia,
@@ -278,17 +293,7 @@ fn table_links_and_incorrect_entries() {
     // The last entry (0x22000) is followed by a link back to the table origin.
     let st = ring();
     let s = authorized();
-    let r = req(
-        false,
-        true,
-        true,
-        false,
-        true,
-        false,
-        m.min_sampling_interval,
-        0x10010,
-        0x22000 + 4096 - 64 - 16,
-    );
+    let r = linux_basic(&m, 0x10010, 0x22000 + 4096 - 64 - 16);
     s.lsctl(&m, &r).unwrap();
     assert!(s.take_sample(&m, &st, &view(1), 0).stored);
     assert_eq!(
@@ -301,17 +306,7 @@ fn table_links_and_incorrect_entries() {
     st.write_u64(AbsAddr(0x30000), 0x40000 | 1).unwrap();
     st.write_u64(AbsAddr(0x10018), 0x30000 | 1).unwrap();
     let s = authorized();
-    let r = req(
-        false,
-        true,
-        true,
-        false,
-        true,
-        false,
-        m.min_sampling_interval,
-        0x10010,
-        0x22000 + 4096 - 64 - 16,
-    );
+    let r = linux_basic(&m, 0x10010, 0x22000 + 4096 - 64 - 16);
     s.lsctl(&m, &r).unwrap();
     let out = s.take_sample(&m, &st, &view(1), 0);
     assert_eq!(
@@ -323,17 +318,7 @@ fn table_links_and_incorrect_entries() {
     let st = MemStorage::new(0x100000);
     st.write_u64(AbsAddr(0x10FF8), 0x20000).unwrap();
     let s = authorized();
-    let r = req(
-        false,
-        true,
-        true,
-        false,
-        true,
-        false,
-        m.min_sampling_interval,
-        0x10FF0,
-        0x21000 + 4096 - 64 - 16,
-    );
+    let r = linux_basic(&m, 0x10FF0, 0x21000 + 4096 - 64 - 16);
     s.lsctl(&m, &r).unwrap();
     assert_eq!(
         s.take_sample(&m, &st, &view(1), 0).alerts,
@@ -353,17 +338,7 @@ fn invalid_entry_addresses_of_every_kind() {
     for (tear, dear, what) in cases {
         let st = ring();
         let s = authorized();
-        let r = req(
-            false,
-            true,
-            true,
-            false,
-            true,
-            false,
-            m.min_sampling_interval,
-            tear,
-            dear,
-        );
+        let r = linux_basic(&m, tear, dear);
         s.lsctl(&m, &r).unwrap();
         let out = s.take_sample(&m, &st, &view(1), 0);
         assert!(
@@ -499,17 +474,7 @@ fn a_block_freed_by_cdsg_during_the_update_is_used_not_counted_as_overflow() {
     )
     .unwrap();
     let s = authorized();
-    let r = req(
-        false,
-        true,
-        true,
-        false,
-        true,
-        false,
-        m.min_sampling_interval,
-        0x10008,
-        0x21000,
-    );
+    let r = linux_basic(&m, 0x10008, 0x21000);
     s.lsctl(&m, &r).unwrap();
     let out = s.take_sample(&m, &st, &view(0x4242), 0);
     assert!(out.stored && !out.overflowed, "{out:?}");
@@ -540,17 +505,7 @@ fn overflow_counts_survive_a_concurrent_cdsg() {
     )
     .unwrap();
     let s = authorized();
-    let r = req(
-        false,
-        true,
-        true,
-        false,
-        true,
-        false,
-        m.min_sampling_interval,
-        0x10008,
-        0x21000,
-    );
+    let r = linux_basic(&m, 0x10008, 0x21000);
     s.lsctl(&m, &r).unwrap();
     let out = s.take_sample(&m, &st, &view(1), 0);
     assert!(out.overflowed && !out.stored);
@@ -590,17 +545,7 @@ fn lost_intervals_are_counted_only_while_a_function_is_active() {
     st.write_u64(AbsAddr(0x30000), 0x40000 | 1).unwrap();
     st.write_u64(AbsAddr(0x10018), 0x30000 | 1).unwrap();
     let s = authorized();
-    let r = req(
-        false,
-        true,
-        true,
-        false,
-        true,
-        false,
-        m.min_sampling_interval,
-        0x10010,
-        0x22FB0,
-    );
+    let r = linux_basic(&m, 0x10010, 0x22FB0);
     s.lsctl(&m, &r).unwrap();
     let out = s.take_sample(&m, &st, &view(1), 0);
     assert!(out.alerts.contains(AlertBits::INCORRECT_SDBT_ENTRY));
