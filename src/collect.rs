@@ -856,7 +856,7 @@ pub fn host_tick(cpu: u16, st: &CpuState, view: &CpuView, prefix: u64, cr1: u64,
             *l = Some((*view, prefix, cr1));
         }
     }
-    if !s.host.poll(now_ns) {
+    if !s.host.poll(now_ns, view.meter.instructions) {
         return;
     }
     let m = model::current();

@@ -575,7 +575,7 @@ fn status() {
         }
         runtime::log(&format!(
             "HHCMF021I CPU{i:04X} counters {}; sampling {} interval {} samples {} missed {} \
-             (late {} us at most); ticks {}; pending alerts {:08X}; metered {} instructions, \
+             (late {} us at most, put off {}); ticks {}; pending alerts {:08X}; metered {} instructions, \
              {} us",
             sets.join(" "),
             if st.sampling.any_active() {
@@ -589,6 +589,7 @@ fn status() {
             st.schedule.guest.taken.load(Ordering::Relaxed),
             st.schedule.guest.missed.load(Ordering::Relaxed),
             st.schedule.guest.late_max.load(Ordering::Relaxed) / 1000,
+            st.schedule.guest.stalls.load(Ordering::Relaxed),
             st.schedule.ticks.load(Ordering::Relaxed),
             st.alerts.pending().bits(),
             r.instructions,

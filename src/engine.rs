@@ -249,21 +249,21 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32
     st.schedule.shared.armed.store(false, Ordering::Release);
     let s = &st.schedule;
     s.ticks.fetch_add(1, Ordering::Relaxed);
-    // A sampling clock compares the CPU time with its due time, so a tick that may take a
-    // sample reads it (a wall-clock extrapolation counts time the host did not run the CPU
-    // thread: samples would come early and then bunch). The extrapolation is never behind
-    // the real CPU time, so when even it has not reached a running clock's due time no
-    // sample is due and the read (a system call) is skipped.
-    let now_ns = match st.meter.estimate_now(raw.waitsig) {
-        Some(est)
-            if ![&s.guest, &s.host]
-                .iter()
-                .any(|c| c.running() && est >= c.wake_at()) =>
-        {
-            est
-        }
-        _ => st.meter.read_now(raw.waitsig),
-    };
+    // The scheduler usually read the thread's CPU time just before arming the CPU: that
+    // reading plus the wall time since is the time now (within the wall time since, which
+    // is short unless the host did not run the thread, and then the tick reads it itself).
+    let armed = s.shared.armed_cpu_ns.swap(0, Ordering::Acquire);
+    let mono = runtime::mono_ns();
+    let since = mono.saturating_sub(s.shared.armed_mono_ns.load(Ordering::Relaxed));
+    let now_ns = if armed != 0 && since <= runtime::ARM_TRUST_NS {
+        let n = armed + since;
+        st.meter.adopt(n, mono, raw.waitsig);
+        n
+    } else {
+        tick_cpu_time(st, raw)
+    }
+    // The samples' clocks see the time the measurements stored in the samples are at.
+    .max(st.meter.time());
     let now = st.meter.account(raw, now_ns, view.problem_state);
     // The samples carry the CPU's measurements at this point (the diagnostic entry's
     // instruction count and CPU time), as the counter instructions' view does.
@@ -275,7 +275,7 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32
     let m = model::current();
 
     if st.sampling.any_active() {
-        if s.guest.poll(now_ns) {
+        if s.guest.poll(now_ns, now.instructions) {
             if let Some(storage) = runtime::host().and_then(crate::hoststore::HostStorage::new) {
                 let pp = st.program_parameter.get();
                 let out = st.sampling.take_sample(m, &storage, view, pp);
@@ -309,6 +309,26 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32
     let param = deliverable(st, view);
     runtime::reschedule(view.cpu, now_ns);
     param
+}
+
+/// The CPU time at a tick the scheduler did not read it for. A sampling clock compares the
+/// CPU time with its due time, so a tick that may take a sample reads it (a wall-clock
+/// extrapolation counts time the host did not run the CPU thread: samples would come early
+/// and then bunch). The extrapolation is never behind the real CPU time, so when even it has
+/// not reached a running clock's due time no sample is due and the read (a system call) is
+/// skipped.
+fn tick_cpu_time(st: &CpuState, raw: RawCounts) -> u64 {
+    let s = &st.schedule;
+    match st.meter.estimate_now(raw.waitsig) {
+        Some(est)
+            if ![&s.guest, &s.host]
+                .iter()
+                .any(|c| c.running() && est >= c.wake_at()) =>
+        {
+            est
+        }
+        _ => st.meter.read_now(raw.waitsig),
+    }
 }
 
 /// Count `n` sampling intervals the host could not sample as lost sample data of the current

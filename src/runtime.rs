@@ -94,6 +94,14 @@ impl Meter {
         }
     }
 
+    /// Restart the extrapolation from a CPU time known to be at least the thread's real one
+    /// (the scheduler thread's reading plus the wall time since).
+    pub fn adopt(&self, cpu_ns: u64, mono: u64, waitsig: u64) {
+        self.clk_wall.store(mono, Ordering::Relaxed);
+        self.clk_cpu.store(cpu_ns, Ordering::Relaxed);
+        self.clk_waitsig.store(waitsig, Ordering::Relaxed);
+    }
+
     /// Read the thread's CPU time (a system call) and restart the extrapolation from it.
     pub fn read_now(&self, waitsig: u64) -> u64 {
         let w = mono_ns();
@@ -191,6 +199,12 @@ impl Meter {
     pub fn rebase(&self) {
         self.rebase_pending.store(true, Ordering::Relaxed);
     }
+    /// The CPU time of the last accounting point: the time the CPU's measurements are at.
+    /// A later time can be lower (an extrapolation ran ahead of the real time, which then
+    /// catches up), so users that need time to advance take the larger of the two.
+    pub fn time(&self) -> u64 {
+        self.raw_ns.load(Ordering::Relaxed)
+    }
     /// Totals as of the last accounting point.
     pub fn reading(&self) -> MeterReading {
         MeterReading {
@@ -230,6 +244,12 @@ pub const MAX_CATCH_UP: u64 = 64;
 /// reached, never a burst of the same one: two samples are always at least half an interval
 /// apart, so that catching up at most doubles the rate); only beyond MAX_CATCH_UP intervals
 /// behind does it resynchronize and count the intervals as missed.
+///
+/// A sample is also never taken before the CPU has executed an instruction since the last
+/// one: a data entry describes the instruction the CPU is executing, and when the host
+/// charges time to the CPU's thread without letting it run the guest (time stolen from the
+/// virtual machine, interrupt handling), the sample waits for the next instruction instead
+/// of describing the same one twice.
 #[derive(Debug, Default)]
 pub struct SampleClock {
     interval_ns: AtomicU64,
@@ -237,6 +257,10 @@ pub struct SampleClock {
     margin_ns: AtomicU64,
     /// CPU time of the last sample (0: none since the start).
     last_ns: AtomicU64,
+    /// The CPU's instruction count at the last sample.
+    last_instructions: AtomicU64,
+    /// Due samples put off because the CPU had not executed an instruction since the last.
+    pub stalls: AtomicU64,
     /// Samples taken.
     pub taken: AtomicU64,
     /// Intervals that passed without a sample (the tick came too late to catch up).
@@ -303,8 +327,9 @@ impl SampleClock {
     pub fn running(&self) -> bool {
         self.interval_ns.load(Ordering::Relaxed) != 0
     }
-    /// At a tick on the CPU thread: is a sample due now? Advances the clock if so.
-    pub fn poll(&self, now_ns: u64) -> bool {
+    /// At a tick on the CPU thread, `instructions` being the CPU's instruction count: is a
+    /// sample due now? Advances the clock if so.
+    pub fn poll(&self, now_ns: u64, instructions: u64) -> bool {
         let i = self.interval_ns.load(Ordering::Relaxed);
         let next = self.next_ns.load(Ordering::Relaxed);
         if i == 0 {
@@ -318,6 +343,12 @@ impl SampleClock {
         let margin = self.margin_ns.load(Ordering::Relaxed).min(i / 2);
         let wake = next - margin.min(next - 1);
         if now_ns < wake || now_ns < self.spacing_limit(i) {
+            return false;
+        }
+        if self.last_ns.load(Ordering::Relaxed) != 0
+            && self.last_instructions.load(Ordering::Relaxed) == instructions
+        {
+            self.stalls.fetch_add(1, Ordering::Relaxed);
             return false;
         }
         // How late the wake-up came relative to when it was asked for.
@@ -343,6 +374,8 @@ impl SampleClock {
         }
         self.next_ns.store(n, Ordering::Relaxed);
         self.last_ns.store(now_ns.max(1), Ordering::Relaxed);
+        self.last_instructions
+            .store(instructions, Ordering::Relaxed);
         self.taken.fetch_add(1, Ordering::Relaxed);
         true
     }
@@ -377,6 +410,14 @@ pub struct SchedShared {
     pub armed: AtomicBool,
     /// The shortest period the CPU's ticks come at (ns; 0 = no periodic ticks).
     pub period_hint: AtomicU64,
+    /// The CPU time the CPU's clocks next need a tick at (0: none; 1: at once).
+    pub due_cpu_ns: AtomicU64,
+    /// The CPU thread's CPU time as the scheduler read it just before arming (0: not read),
+    /// and the monotonic clock at that read.
+    pub armed_cpu_ns: AtomicU64,
+    pub armed_mono_ns: AtomicU64,
+    /// The scheduler's previous reading of the CPU thread's CPU time.
+    pub seen_cpu_ns: AtomicU64,
 }
 
 /// When a CPU next needs its tick.
@@ -413,6 +454,10 @@ impl Default for TickSchedule {
                 wall_deadline: AtomicU64::new(u64::MAX),
                 armed: AtomicBool::new(false),
                 period_hint: AtomicU64::new(0),
+                due_cpu_ns: AtomicU64::new(0),
+                armed_cpu_ns: AtomicU64::new(0),
+                armed_mono_ns: AtomicU64::new(0),
+                seen_cpu_ns: AtomicU64::new(0),
             }),
             rng: AtomicU64::new(0x9E37_79B9_7F4A_7C15),
             host_accounting: AtomicBool::new(false),
@@ -643,6 +688,9 @@ pub fn reschedule(cpu_no: u16, now_cpu_ns: u64) {
     s.shared
         .period_hint
         .store(if hint == u64::MAX { 0 } else { hint }, Ordering::Relaxed);
+    s.shared
+        .due_cpu_ns
+        .store(if due == u64::MAX { 0 } else { due }, Ordering::Relaxed);
     let wall = wall_ns();
     let mut deadline = if due == u64::MAX {
         u64::MAX
@@ -776,6 +824,40 @@ fn earliest(r: &Runtime) -> u64 {
         .unwrap_or(u64::MAX)
 }
 
+/// The CPU thread's time may be at most this far from the scheduler's reading when the tick
+/// uses it: beyond, the thread was not running in between and the tick reads its own time.
+pub const ARM_TRUST_NS: u64 = 20_000;
+
+/// A CPU's wall-clock deadline came: confirm on its thread's CPU clock (read from here, so
+/// that the CPU thread makes no system call for it) that its clocks' due time has come, and
+/// hand the reading to the tick. Returns how long to wait instead when it has not come while
+/// the thread runs (the host did not run the thread all the time since the deadline was
+/// set); a thread whose time stands still (it waits, is stopped or was preempted) is armed,
+/// so that its first instruction ticks and reads its own time.
+fn confirm_due(h: &hcpumf_host, cpu: u16, sh: &SchedShared) -> Option<u64> {
+    sh.armed_cpu_ns.store(0, Ordering::Relaxed);
+    let due = sh.due_cpu_ns.load(Ordering::Relaxed);
+    let read = h.thread_cputime_ns?;
+    if due <= 1 {
+        return None;
+    }
+    // SAFETY: the glue reads the clock of the CPU's thread under the CPU's lock and returns
+    // 0 when the CPU is offline.
+    let c = unsafe { read(cpu) };
+    if c == 0 {
+        return None;
+    }
+    let seen = sh.seen_cpu_ns.swap(c, Ordering::Relaxed);
+    if c < due && c != seen {
+        return Some(due - c);
+    }
+    if c >= due {
+        sh.armed_mono_ns.store(mono_ns(), Ordering::Relaxed);
+        sh.armed_cpu_ns.store(c, Ordering::Release);
+    }
+    None
+}
+
 /// Arm the CPUs whose deadline has come; return when to look again.
 fn scan(r: &Runtime, now: u64) -> u64 {
     let mut next = now + 100_000_000;
@@ -789,6 +871,19 @@ fn scan(r: &Runtime, now: u64) -> u64 {
         if d > now {
             next = next.min(d);
             continue;
+        }
+        if !s.shared.armed.load(Ordering::Acquire) && st.alerts.pending().is_empty() {
+            if let Some(wait) = confirm_due(h, i as u16, &s.shared) {
+                let d2 = now.saturating_add(wait);
+                let _ = s.shared.wall_deadline.compare_exchange(
+                    d,
+                    d2,
+                    Ordering::SeqCst,
+                    Ordering::SeqCst,
+                );
+                next = next.min(d2);
+                continue;
+            }
         }
         let already = s.shared.armed.swap(true, Ordering::AcqRel);
         if !already {
@@ -867,9 +962,9 @@ mod tests {
     fn the_sample_clock_keeps_its_phase() {
         let c = SampleClock::default();
         c.start(1000, 10_000);
-        assert!(!c.poll(10_500), "not due");
-        assert!(c.poll(11_000));
-        assert!(c.poll(12_000));
+        assert!(!c.poll(10_500, 1), "not due");
+        assert!(c.poll(11_000, 2));
+        assert!(c.poll(12_000, 3));
         assert_eq!(c.wake_at(), 13_000);
         assert_eq!(c.taken.load(Ordering::Relaxed), 2);
     }
@@ -883,7 +978,7 @@ mod tests {
         // again during each tick): never two samples less than 500 ns apart.
         let (mut t, mut last, mut n) = (6_000u64, 0u64, 0u64);
         while t <= 11_000 {
-            if c.poll(t) {
+            if c.poll(t, t) {
                 assert!(last == 0 || t - last >= 500, "samples at {last} and {t}");
                 last = t;
                 n += 1;
@@ -896,22 +991,42 @@ mod tests {
         assert!(c.wake_at() >= 11_500);
     }
 
+    /// A due sample waits while the CPU has not executed an instruction since the last one
+    /// (the host charged its thread time without running the guest), keeping the clock's
+    /// phase: the next sample is still due one interval after the put-off one.
+    #[test]
+    fn a_cpu_that_did_not_execute_an_instruction_is_not_sampled_again() {
+        let c = SampleClock::default();
+        c.start(1000, 0);
+        assert!(c.poll(1000, 500));
+        assert!(!c.poll(2000, 500), "no instruction since the last sample");
+        assert!(!c.poll(2100, 500));
+        assert_eq!(c.stalls.load(Ordering::Relaxed), 2);
+        assert!(c.poll(2200, 501), "the first tick after an instruction");
+        assert!(
+            c.poll(3000, 502),
+            "the next sample is due at 3,000: phase kept"
+        );
+        assert!(c.wake_at() > 3500);
+        assert_eq!(c.missed.load(Ordering::Relaxed), 0);
+    }
+
     #[test]
     fn far_behind_resynchronizes_and_counts_the_missed_intervals() {
         let c = SampleClock::default();
         c.start(1000, 0);
-        assert!(c.poll(1000 + 100 * 1000));
+        assert!(c.poll(1000 + 100 * 1000, 1));
         assert_eq!(c.missed.load(Ordering::Relaxed), 100);
         assert_eq!(c.take_unreported(), 100);
-        assert!(!c.poll(101_400), "less than half an interval later");
-        assert!(c.poll(102_000));
+        assert!(!c.poll(101_400, 2), "less than half an interval later");
+        assert!(c.poll(102_000, 3));
     }
 
     #[test]
     fn intervals_owed_when_the_clock_stops_are_counted_once() {
         let c = SampleClock::default();
         c.start(1000, 0);
-        assert!(c.poll(1000));
+        assert!(c.poll(1000, 1));
         assert_eq!(c.resync_lost(1999), 0, "the second interval has not ended");
         // No tick came for 3.5 intervals: samples for 2,000, 3,000 and 4,000 are owed.
         assert_eq!(c.resync_lost(4_500), 3);

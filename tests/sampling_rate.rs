@@ -112,13 +112,11 @@ fn samples_at_the_maximum_rate_are_at_least_half_an_interval_apart() {
     }
 }
 
-/// ... and no two successive samples are of the same instruction count (a duplicate sample).
+/// ... and no two successive samples are of the same instruction count (a duplicate sample):
+/// a data entry describes the instruction being executed, so a sample waits until the CPU
+/// has executed one since the last (the host can charge its thread time without running the
+/// guest, e.g. time stolen from a virtual machine).
 #[test]
-#[ignore = "plugin bug (cause not established): at 20,000 samples/s on 4 CPUs sharing 2 loaded \
-            host cores, 0.1-0.6% of successive samples show the same instruction count \
-            although >= half an interval of the CPU thread's time passed between them; ticks \
-            cost ~3 us of that time each, come 1.3-2 times per sample and mostly unpark the \
-            sampler thread; time the thread spends outside the guest is charged as cycles"]
 fn samples_at_the_maximum_rate_are_never_duplicates() {
     for p in phases().iter().filter(|p| p.phase == 0) {
         assert_eq!(p.dups, 0, "duplicate samples: {p:?}");
