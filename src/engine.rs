@@ -249,6 +249,7 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32
     st.schedule.shared.armed.store(false, Ordering::Release);
     let s = &st.schedule;
     s.ticks.fetch_add(1, Ordering::Relaxed);
+    s.shared.core.store(runtime::host_core(), Ordering::Relaxed);
     // The scheduler usually read the thread's CPU time just before arming the CPU: that
     // reading plus the wall time since is the time now (within the wall time since, which
     // is short unless the host did not run the thread, and then the tick reads it itself).
