@@ -58,7 +58,8 @@ run() { # name plugin(0/1) mode interval: prints "emulation% plugin% kernel% lib
   fi
   tries=0
   iters=$(echo "$line" | sed 's/^[^=]*=//' | awk '{print $1 $2}')
-  grep -o 'samples [0-9]* missed [0-9]* .*ticks [0-9]*' "$d/log" > "$d/status" || true
+  { grep -o 'samples [0-9]* missed [0-9]* .*ticks [0-9]*' "$d/log"
+    grep -o 'sampler thread: .*' "$d/log"; } 2>/dev/null | paste -sd ';' > "$d/status" || true
   # The CPU thread is the busiest thread of the process.
   perf script -i "$d/perf.data" -F tid,ip,dso 2>/dev/null > "$d/samples"
   local tid

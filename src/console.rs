@@ -552,6 +552,13 @@ fn inject(words: &[String]) -> Result<String, String> {
 fn status() {
     let m = model::current();
     runtime::log(&format!("HHCMF020I {}", model_line(m)));
+    let r = runtime::rt();
+    runtime::log(&format!(
+        "HHCMF022I sampler thread: {} sleeps, woken up to {} us late, {} times more than 1 ms",
+        r.sleeps.load(Ordering::Relaxed),
+        r.oversleep_max.load(Ordering::Relaxed) / 1000,
+        r.oversleeps_1ms.load(Ordering::Relaxed)
+    ));
     for (i, st) in runtime::rt().cpus.iter().enumerate() {
         if !runtime::cpu_online(i as u16) {
             continue;

@@ -504,6 +504,11 @@ pub struct Runtime {
     pub sampler: std::sync::RwLock<Option<std::thread::Thread>>,
     pub stop: AtomicBool,
     pub scheduler: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// The scheduler's timed sleeps, and how late the host woke it (ns): the most, and how
+    /// often by more than a millisecond (`hcpumf status`: late wake-ups delay samples).
+    pub sleeps: AtomicU64,
+    pub oversleep_max: AtomicU64,
+    pub oversleeps_1ms: AtomicU64,
 }
 
 static RUNTIME: OnceLock<Runtime> = OnceLock::new();
@@ -519,6 +524,9 @@ pub fn rt() -> &'static Runtime {
         sampler: std::sync::RwLock::new(None),
         stop: AtomicBool::new(false),
         scheduler: std::sync::Mutex::new(None),
+        sleeps: AtomicU64::new(0),
+        oversleep_max: AtomicU64::new(0),
+        oversleeps_1ms: AtomicU64::new(0),
     })
 }
 
@@ -810,6 +818,13 @@ fn scheduler_loop() {
         if next > now2 && !r.stop.load(Ordering::Acquire) {
             r.sleep_target.store(next, Ordering::SeqCst);
             std::thread::park_timeout(Duration::from_nanos(next - now2));
+            // Woken late (a CPU's unpark only ever wakes it early).
+            let late = wall_ns().saturating_sub(next);
+            r.sleeps.fetch_add(1, Ordering::Relaxed);
+            r.oversleep_max.fetch_max(late, Ordering::Relaxed);
+            if late > 1_000_000 {
+                r.oversleeps_1ms.fetch_add(1, Ordering::Relaxed);
+            }
         }
     }
 }
