@@ -13,7 +13,8 @@
 # the CPU thread as a ratio against the baseline's in the same run (the mean over the
 # repetitions): the share of the thread's time left to emulate the guest. Work the plugin
 # causes inside Hercules' code (cache misses after the sampler armed the opcode table) is
-# not in it; scripts/bench.sh measures end to end. Needs Debian's linux-perf.
+# not in it; scripts/bench.sh measures end to end. DETAIL=1 lists the top symbols outside
+# Hercules' code; CONFIGS="samp-13k" runs only those (and the baseline). Needs linux-perf.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -73,8 +74,8 @@ run() { # name plugin(0/1) mode interval: prints "emulation% plugin% kernel% lib
 
 declare -A results
 configs=("baseline 0 0 0" "idle 1 0 0" "counters 1 1 0" "samp-13k 1 2 $int13" "samp-max 1 2 $intmax")
-if [ -n "${CONFIGS:-}" ]; then  # e.g. CONFIGS="baseline counters"
-  sel=(); for c in "${configs[@]}"; do [[ " $CONFIGS " == *" ${c%% *} "* ]] && sel+=("$c"); done
+if [ -n "${CONFIGS:-}" ]; then  # e.g. CONFIGS="counters"; baseline is always run
+  sel=(); for c in "${configs[@]}"; do [[ " baseline $CONFIGS " == *" ${c%% *} "* ]] && sel+=("$c"); done
   configs=("${sel[@]}")
 fi
 for rep in $(seq "$REPS"); do
@@ -96,6 +97,17 @@ for c in "${configs[@]}"; do
     "$(echo "$r" | mean 3)" "$(echo "$r" | mean 4)" "$(echo "$r" | mean 5)" \
     "$(awk -v a="$e" -v b="$base" 'BEGIN {printf "%.4f", a/b}')" "$(echo "$r" | mean 6 | cut -d. -f1)"
 done
+if [ -n "${DETAIL:-}" ]; then  # where the CPU thread's time outside Hercules went (last run)
+  for c in "${configs[@]}"; do
+    set -- $c
+    d="$work/$1"
+    tid=$(awk '{print $1}' "$d/samples" | sort | uniq -c | sort -rn | awk 'NR==1 {print $2}')
+    echo "--- $1: top symbols outside Hercules' code, % of the CPU thread"
+    perf script -i "$d/perf.data" --tid "$tid" -F ip,sym,dso 2>/dev/null | grep -v libherc | sed "s/^ *[0-9a-f]* //" \
+      | sort | uniq -c | sort -rn | head -12 \
+      | awk -v n="$(wc -l < "$d/samples")" '{c=$1; $1=""; printf "%7.3f%%%s\n", 100*c/n, $0}'
+  done
+fi
 echo "ratio: the emulation's share against the baseline's; iter/cpu-s: guest loop iterations per"
 echo "second of the CPU thread's time (host speed varies on shared machines: compare within a run)."
 echo "sampling intervals: 13,333/s = $int13 cycles, max $max_rate/s = $intmax cycles"

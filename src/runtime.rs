@@ -241,9 +241,10 @@ pub const MAX_CATCH_UP: u64 = 64;
 /// due time. Samples are therefore evenly spread with a jitter of about one wake-up latency.
 /// A tick that comes more than an interval late takes one sample and the clock catches up
 /// with the following ticks (one sample per tick, each of the instruction the CPU has then
-/// reached, never a burst of the same one: two samples are always at least half an interval
-/// apart, so that catching up at most doubles the rate); only beyond MAX_CATCH_UP intervals
-/// behind does it resynchronize and count the intervals as missed.
+/// reached, never a burst of the same one: two samples are always at least a quarter of an
+/// interval apart, so that catching up at most quadruples the rate, fast enough to gain on
+/// wake-ups that come tens of microseconds late); only beyond MAX_CATCH_UP intervals behind
+/// does it resynchronize and count the intervals as missed.
 ///
 /// A sample is also never taken before the CPU has executed an instruction since the last
 /// one: a data entry describes the instruction the CPU is executing, and when the host
@@ -282,12 +283,12 @@ impl SampleClock {
         self.next_ns
             .store(now_ns.saturating_add(i).max(1), Ordering::Relaxed);
     }
-    /// The earliest CPU time the next sample may be taken at: half an interval after the
-    /// last one (0: no limit).
+    /// The earliest CPU time the next sample may be taken at: a quarter of an interval
+    /// after the last one (0: no limit).
     fn spacing_limit(&self, i: u64) -> u64 {
         match self.last_ns.load(Ordering::Relaxed) {
             0 => 0,
-            last => last.saturating_add(i / 2),
+            last => last.saturating_add(i / 4),
         }
     }
     /// Start with a new interval at the CPU's next tick (from another thread).
@@ -341,8 +342,9 @@ impl SampleClock {
             return false;
         }
         let margin = self.margin_ns.load(Ordering::Relaxed).min(i / 2);
-        let wake = next - margin.min(next - 1);
-        if now_ns < wake || now_ns < self.spacing_limit(i) {
+        // The time the wake-up was asked for (see wake_at).
+        let wake = (next - margin.min(next - 1)).max(self.spacing_limit(i));
+        if now_ns < wake {
             return false;
         }
         if self.last_ns.load(Ordering::Relaxed) != 0
@@ -1012,9 +1014,10 @@ fn scan(r: &Runtime, now: u64) -> u64 {
                 unsafe { kick(i as u16) };
             }
         }
-        // Look at the CPU again half a period on: its tick posts the exact deadline, which
-        // is never earlier than that (the wake margin is at most half an interval), so the
-        // tick does not have to wake us. Waking us costs the CPU thread a futex system
+        // Look at the CPU again a quarter of a period on: its tick posts the exact deadline,
+        // which is never earlier than that (the wake margin is at most half an interval and
+        // samples are at least a quarter of an interval apart), so the tick does not have to
+        // wake us. Waking us costs the CPU thread a futex system
         // call and the host an inter-processor interrupt, measured at a tenth of the CPU
         // thread's time at 13,333 samples/s on a virtual machine; our own extra timer
         // wake-up costs the CPU thread nothing. A CPU that waits or stops is looked at
@@ -1024,7 +1027,7 @@ fn scan(r: &Runtime, now: u64) -> u64 {
             // Still armed from before: the CPU waits or is stopped.
             10_000_000
         } else {
-            (hint / 2).clamp(2_000, 10_000_000)
+            (hint / 4).clamp(2_000, 10_000_000)
         };
         let again = if st.alerts.pending().is_empty() {
             again
@@ -1082,16 +1085,16 @@ mod tests {
     }
 
     #[test]
-    fn catching_up_keeps_samples_half_an_interval_apart() {
+    fn catching_up_keeps_samples_a_quarter_interval_apart() {
         let c = SampleClock::default();
         c.start(1000, 0);
         // The tick comes 5 intervals late: one sample now, the missed ones while catching
-        // up, at most two per interval. Ticks come every 10 ns (the scheduler armed the CPU
-        // again during each tick): never two samples less than 500 ns apart.
+        // up, at most four per interval. Ticks come every 10 ns (the scheduler armed the CPU
+        // again during each tick): never two samples less than 250 ns apart.
         let (mut t, mut last, mut n) = (6_000u64, 0u64, 0u64);
         while t <= 11_000 {
             if c.poll(t, t) {
-                assert!(last == 0 || t - last >= 500, "samples at {last} and {t}");
+                assert!(last == 0 || t - last >= 250, "samples at {last} and {t}");
                 last = t;
                 n += 1;
             }
@@ -1130,7 +1133,10 @@ mod tests {
         assert!(c.poll(1000 + 100 * 1000, 1));
         assert_eq!(c.missed.load(Ordering::Relaxed), 100);
         assert_eq!(c.take_unreported(), 100);
-        assert!(!c.poll(101_400, 2), "less than half an interval later");
+        assert!(
+            !c.poll(101_200, 2),
+            "less than a quarter of an interval later"
+        );
         assert!(c.poll(102_000, 3));
     }
 

@@ -22,7 +22,7 @@ struct Phase {
     interval: u64,
     /// Successive entries with the same instruction count (diagnostic entries, phase 0).
     dups: u64,
-    /// Steps of the CPU time shorter than half an interval, longer than 1.5 intervals.
+    /// Steps of the CPU time shorter than a quarter interval, longer than 1.5 intervals.
     short: u64,
     #[allow(dead_code)]
     long: u64,
@@ -102,13 +102,13 @@ fn every_interval_is_sampled_or_counted_on_four_cpus() {
 }
 
 /// The samples of the maximum rate are spread over the run: successive diagnostic entries
-/// are never less than half an interval of CPU time apart (no burst of catch-up samples after
-/// a late tick).
+/// are never less than a quarter of an interval of CPU time apart (no burst of catch-up
+/// samples after a late tick).
 #[test]
-fn samples_at_the_maximum_rate_are_at_least_half_an_interval_apart() {
+fn samples_at_the_maximum_rate_are_at_least_a_quarter_interval_apart() {
     for p in phases().iter().filter(|p| p.phase == 0) {
         assert!(p.stored >= 4000, "{p:?}");
-        assert_eq!(p.short, 0, "steps shorter than half an interval: {p:?}");
+        assert_eq!(p.short, 0, "steps shorter than a quarter interval: {p:?}");
     }
 }
 

@@ -15,13 +15,13 @@
 # Results of CPU a, phase p at 0x3000 + a * 0x180 + p * 0x80:
 #   +0x00 entries stored   +0x08 overflow counts   +0x10 cycles while sampling
 #   +0x18 interval (cycles)   +0x20 duplicate samples (same instruction count as the
-#   previous one)   +0x28 steps shorter than half an interval   +0x30 steps longer than
+#   previous one)   +0x28 steps shorter than a quarter interval   +0x30 steps longer than
 #   1.5 intervals   +0x38 longest step (CPU ns)   +0x40 TEAR, +0x48 DEAR when deactivated
 #   +0x50 instructions while sampling
 # 0x3700 tickets, 0x3708 barrier, 0x370c CPUs done, 0x3780 STAP slots.
 # Per-CPU scratch at 0x5000 + a * 0x100: QSI at +0 and +0x80, request block at +0x40, walk state at
 # +0xc0 (previous instruction count, previous CPU ns, have-previous), interval in ns at +0xd8,
-# half at +0xe0, 1.5 x at +0xe8.
+# a quarter at +0xe0, 1.5 x at +0xe8.
 # Sample data: 0x1000000 + a * 0x400000 + p * 0x100000 (table at +0, blocks from +0x1000).
         .include "lowcore.inc"
         .set  NSDB, 200
@@ -92,10 +92,11 @@ phase:  lg    %r0,0(%r7)
         llgf  %r1,0x2c(%r9)
         dlgr  %r14,%r1
         stg   %r15,0xd8(%r9)
+        srlg  %r1,%r15,2
+        stg   %r1,0xe0(%r9)                # a quarter interval
         srlg  %r1,%r15,1
-        stg   %r1,0xe0(%r9)
         agr   %r1,%r15
-        stg   %r1,0xe8(%r9)
+        stg   %r1,0xe8(%r9)                # 1.5 intervals
         lg    %r3,16(%r7)                  # target cycles
         lghi  %r4,1
         ecctr %r0,%r4                      # instructions at activation
