@@ -41,7 +41,11 @@
 #define HCPUMF_GLUE_ONCE
 /* Shared between the three architecture passes. */
 static hcpumf_host hcpumf_host_services;
-static volatile int hcpumf_armstate[MAX_CPU_ENGINES]; /* 0 idle, 1 arming, 2 armed */
+/* 0 idle, 1 arming, 2 armed; one cache line per CPU, so that arming one CPU does not take
+ * the line from under the others' ticks. */
+static struct { volatile int s; char pad[60]; } hcpumf_armstate_[MAX_CPU_ENGINES]
+    __attribute__((aligned(64)));
+#define hcpumf_armstate(cpu) (hcpumf_armstate_[cpu].s)
 static FUNC hcpumf_saved[MAX_CPU_ENGINES][256];
 static FUNC *hcpumf_armed_table[MAX_CPU_ENGINES];
 static void hcpumf_disarm(int cpu);
@@ -360,9 +364,9 @@ static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
     regs->ARCH_DEP(opcode_table)[inst[0]] = orig;
     /* The sampler is writing the table right now (under the CPU lock, well under a
      * microsecond): wait for it, or this very entry could be the only one the guest uses. */
-    while (hcpumf_armstate[cpu] == 1)
+    while (hcpumf_armstate(cpu) == 1)
         __builtin_ia32_pause();
-    if (!__sync_bool_compare_and_swap(&hcpumf_armstate[cpu], 2, 0)) {
+    if (!__sync_bool_compare_and_swap(&hcpumf_armstate(cpu), 2, 0)) {
         /* A left-over entry of an earlier arming. */
         orig(inst, regs);
         return;
@@ -527,19 +531,19 @@ static int hcpumf_h_arm(uint16_t cpu)
     obtain_lock(&sysblk.cpulock[cpu]);
     regs = sysblk.regs[cpu];
     /* A CPU that changed architecture (new REGS) never ran the tick of its old table. */
-    if (IS_CPU_ONLINE(cpu) && regs && hcpumf_armstate[cpu] == 2
+    if (IS_CPU_ONLINE(cpu) && regs && hcpumf_armstate(cpu) == 2
         && hcpumf_armed_table[cpu] != hcpumf_current_table(regs))
-        hcpumf_armstate[cpu] = 0;
+        hcpumf_armstate(cpu) = 0;
     /* Still armed from before (the CPU waits or is stopped): nothing to do. */
-    if (hcpumf_armstate[cpu] == 2) {
+    if (hcpumf_armstate(cpu) == 2) {
         release_lock(&sysblk.cpulock[cpu]);
         return 0;
     }
     if (IS_CPU_ONLINE(cpu) && regs && !regs->sie_active
-        && __sync_bool_compare_and_swap(&hcpumf_armstate[cpu], 0, 1)) {
+        && __sync_bool_compare_and_swap(&hcpumf_armstate(cpu), 0, 1)) {
         HCPUMF_PER_ARCH(regs, hcpumf_arm, regs);
         __sync_synchronize();
-        hcpumf_armstate[cpu] = 2;
+        hcpumf_armstate(cpu) = 2;
         rc = 0;
     }
     release_lock(&sysblk.cpulock[cpu]);
@@ -556,7 +560,7 @@ static void hcpumf_disarm(int cpu)
     if (IS_CPU_ONLINE(cpu) && regs) {
         HCPUMF_PER_ARCH(regs, hcpumf_unarm, regs);
     }
-    hcpumf_armstate[cpu] = 0;
+    hcpumf_armstate(cpu) = 0;
     release_lock(&sysblk.cpulock[cpu]);
 }
 

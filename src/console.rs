@@ -555,9 +555,9 @@ fn status() {
     let r = runtime::rt();
     runtime::log(&format!(
         "HHCMF022I sampler thread: {} sleeps, woken up to {} us late, {} times more than 1 ms",
-        r.sleeps.load(Ordering::Relaxed),
-        r.oversleep_max.load(Ordering::Relaxed) / 1000,
-        r.oversleeps_1ms.load(Ordering::Relaxed)
+        r.sched.sleeps.load(Ordering::Relaxed),
+        r.sched.oversleep_max.load(Ordering::Relaxed) / 1000,
+        r.sched.oversleeps_1ms.load(Ordering::Relaxed)
     ));
     for (i, st) in runtime::rt().cpus.iter().enumerate() {
         if !runtime::cpu_online(i as u16) {

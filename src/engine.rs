@@ -248,7 +248,7 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32
     let st = runtime::cpu(view.cpu)?;
     st.schedule.shared.armed.store(false, Ordering::Release);
     let s = &st.schedule;
-    s.ticks.fetch_add(1, Ordering::Relaxed);
+    runtime::bump(&s.ticks, 1);
     s.shared.core.store(runtime::host_core(), Ordering::Relaxed);
     // The scheduler usually read the thread's CPU time just before arming the CPU: that
     // reading plus the wall time since is the time now (within the wall time since, which

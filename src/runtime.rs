@@ -161,8 +161,8 @@ impl Meter {
         if now_ns > last_ns {
             self.raw_ns.store(now_ns, Ordering::Relaxed);
         }
-        self.instructions.fetch_add(di, Ordering::Relaxed);
-        self.ns.fetch_add(dns, Ordering::Relaxed);
+        bump(&self.instructions, di);
+        bump(&self.ns, dns);
         let start = self.last_state.swap(
             match next {
                 Some(true) => 1,
@@ -180,8 +180,8 @@ impl Meter {
                 (di / 2, dns / 2)
             }
         };
-        self.problem_instructions.fetch_add(pi, Ordering::Relaxed);
-        self.problem_ns.fetch_add(pns, Ordering::Relaxed);
+        bump(&self.problem_instructions, pi);
+        bump(&self.problem_ns, pns);
         self.reading()
     }
     /// The accounting period to use now: short while interruptions switch the state.
@@ -214,6 +214,16 @@ impl Meter {
             problem_cpu_ns: self.problem_ns.load(Ordering::Relaxed),
         }
     }
+}
+
+/// Add to a counter only one thread writes (others only read it): a plain load and store,
+/// without the locked read-modify-write that `fetch_add` costs on every tick.
+#[inline]
+pub fn bump(counter: &AtomicU64, n: u64) {
+    counter.store(
+        counter.load(Ordering::Relaxed).wrapping_add(n),
+        Ordering::Relaxed,
+    );
 }
 
 /// Monotonic wall clock in nanoseconds (vDSO, cheap).
@@ -312,7 +322,7 @@ impl SampleClock {
             next.saturating_add(owed.saturating_mul(i)),
             Ordering::Relaxed,
         );
-        self.missed.fetch_add(owed, Ordering::Relaxed);
+        bump(&self.missed, owed);
         owed
     }
     /// Missed intervals to report as lost sample data (and forget).
@@ -350,7 +360,7 @@ impl SampleClock {
         if self.last_ns.load(Ordering::Relaxed) != 0
             && self.last_instructions.load(Ordering::Relaxed) == instructions
         {
-            self.stalls.fetch_add(1, Ordering::Relaxed);
+            bump(&self.stalls, 1);
             return false;
         }
         // How late the wake-up came relative to when it was asked for.
@@ -359,8 +369,10 @@ impl SampleClock {
         self.margin_ns.store((m * 7 + lat) / 8, Ordering::Relaxed);
         if now_ns > next {
             let late = now_ns - next;
-            self.late_total.fetch_add(late, Ordering::Relaxed);
-            self.late_max.fetch_max(late, Ordering::Relaxed);
+            bump(&self.late_total, late);
+            if late > self.late_max.load(Ordering::Relaxed) {
+                self.late_max.store(late, Ordering::Relaxed);
+            }
         }
         let mut n = next.saturating_add(i);
         if n <= now_ns {
@@ -369,8 +381,8 @@ impl SampleClock {
             // far behind that catching up would take longer than it is worth.
             let behind = (now_ns - n) / i + 1;
             if behind > MAX_CATCH_UP {
-                self.missed.fetch_add(behind, Ordering::Relaxed);
-                self.unreported.fetch_add(behind, Ordering::Relaxed);
+                bump(&self.missed, behind);
+                bump(&self.unreported, behind);
                 n = now_ns.saturating_add(i);
             }
         }
@@ -378,7 +390,7 @@ impl SampleClock {
         self.last_ns.store(now_ns.max(1), Ordering::Relaxed);
         self.last_instructions
             .store(instructions, Ordering::Relaxed);
-        self.taken.fetch_add(1, Ordering::Relaxed);
+        bump(&self.taken, 1);
         true
     }
     /// The interval in CPU ns (0: not running).
@@ -422,6 +434,9 @@ pub struct SchedShared {
     pub seen_cpu_ns: AtomicU64,
     /// The host core the CPU's last tick ran on (u32::MAX: none yet).
     pub core: std::sync::atomic::AtomicU32,
+    /// How many times in a row the scheduler found the CPU still armed (its tick not yet
+    /// run): it then looks again later and later.
+    pub stale_looks: std::sync::atomic::AtomicU32,
 }
 
 /// When a CPU next needs its tick.
@@ -463,6 +478,7 @@ impl Default for TickSchedule {
                 armed_mono_ns: AtomicU64::new(0),
                 seen_cpu_ns: AtomicU64::new(0),
                 core: std::sync::atomic::AtomicU32::new(u32::MAX),
+                stale_looks: std::sync::atomic::AtomicU32::new(0),
             }),
             rng: AtomicU64::new(0x9E37_79B9_7F4A_7C15),
             host_accounting: AtomicBool::new(false),
@@ -495,9 +511,9 @@ pub struct Runtime {
     pub cpus: Vec<CpuState>,
     pub groups: CoprocessorGroups,
     pub epoch: Instant,
-    /// Wall time (ns since the epoch) until which the scheduler sleeps; a CPU that needs an
-    /// earlier tick wakes it.
-    pub sleep_target: AtomicU64,
+    /// What the scheduler thread writes as it sleeps and wakes, on lines of its own: the
+    /// CPUs' ticks read the fields around it.
+    pub sched: Padded<SchedulerState>,
     /// The scheduler thread, for CPUs to unpark. It sleeps with `park_timeout` and never
     /// takes a lock a CPU thread holds: a CPU thread the host preempted while holding one
     /// (they run at a low priority and outnumber the host's cores) would otherwise stop
@@ -506,6 +522,14 @@ pub struct Runtime {
     pub sampler: std::sync::RwLock<Option<std::thread::Thread>>,
     pub stop: AtomicBool,
     pub scheduler: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+/// The scheduler thread's sleep and wake-up statistics.
+#[derive(Debug, Default)]
+pub struct SchedulerState {
+    /// Wall time (ns since the epoch) until which the scheduler sleeps; a CPU that needs an
+    /// earlier tick wakes it.
+    pub sleep_target: AtomicU64,
     /// The scheduler's timed sleeps, and how late the host woke it (ns): the most, and how
     /// often by more than a millisecond (`hcpumf status`: late wake-ups delay samples).
     pub sleeps: AtomicU64,
@@ -514,7 +538,8 @@ pub struct Runtime {
 }
 
 static RUNTIME: OnceLock<Runtime> = OnceLock::new();
-static HOST: AtomicPtr<hcpumf_host> = AtomicPtr::new(std::ptr::null_mut());
+// On a line of its own: every tick reads it.
+static HOST: Padded<AtomicPtr<hcpumf_host>> = Padded(AtomicPtr::new(std::ptr::null_mut()));
 
 /// The plugin state (created on first use).
 pub fn rt() -> &'static Runtime {
@@ -522,13 +547,10 @@ pub fn rt() -> &'static Runtime {
         cpus: (0..MAX_CPUS).map(|_| CpuState::default()).collect(),
         groups: CoprocessorGroups::new(),
         epoch: Instant::now(),
-        sleep_target: AtomicU64::new(0),
+        sched: Padded(SchedulerState::default()),
         sampler: std::sync::RwLock::new(None),
         stop: AtomicBool::new(false),
         scheduler: std::sync::Mutex::new(None),
-        sleeps: AtomicU64::new(0),
-        oversleep_max: AtomicU64::new(0),
-        oversleeps_1ms: AtomicU64::new(0),
     })
 }
 
@@ -660,8 +682,8 @@ pub fn schedule(cpu_no: u16, deadline: u64) {
         .wall_deadline
         .store(deadline, Ordering::SeqCst);
     let r = rt();
-    if deadline < r.sleep_target.load(Ordering::SeqCst) {
-        r.sleep_target.store(0, Ordering::SeqCst);
+    if deadline < r.sched.sleep_target.load(Ordering::SeqCst) {
+        r.sched.sleep_target.store(0, Ordering::SeqCst);
         wake_scheduler(r);
     }
 }
@@ -786,7 +808,7 @@ pub fn start_scheduler() {
 pub fn stop_scheduler() {
     let r = rt();
     r.stop.store(true, Ordering::Release);
-    r.sleep_target.store(0, Ordering::SeqCst);
+    r.sched.sleep_target.store(0, Ordering::SeqCst);
     wake_scheduler(r);
     let h = r.scheduler.lock().ok().and_then(|mut g| g.take());
     if let Some(h) = h {
@@ -811,21 +833,24 @@ fn scheduler_loop() {
         // re-scan after the sleep target is published; a CPU whose deadline the re-scan
         // misses sees the published target and unparks us (SeqCst on both sides), and an
         // unpark that comes before the park makes the park return at once.
-        r.sleep_target.store(0, Ordering::SeqCst);
+        r.sched.sleep_target.store(0, Ordering::SeqCst);
         let now = wall_ns();
         let mut next = scan(r, now);
-        r.sleep_target.store(next, Ordering::SeqCst);
+        r.sched.sleep_target.store(next, Ordering::SeqCst);
         next = next.min(earliest(r));
         let now2 = wall_ns();
         if next > now2 && !r.stop.load(Ordering::Acquire) {
-            r.sleep_target.store(next, Ordering::SeqCst);
+            r.sched.sleep_target.store(next, Ordering::SeqCst);
             std::thread::park_timeout(Duration::from_nanos(next - now2));
             // Woken late (a CPU's unpark only ever wakes it early).
             let late = wall_ns().saturating_sub(next);
-            r.sleeps.fetch_add(1, Ordering::Relaxed);
-            r.oversleep_max.fetch_max(late, Ordering::Relaxed);
+            let st = &r.sched;
+            bump(&st.sleeps, 1);
+            if late > st.oversleep_max.load(Ordering::Relaxed) {
+                st.oversleep_max.store(late, Ordering::Relaxed);
+            }
             if late > 1_000_000 {
-                r.oversleeps_1ms.fetch_add(1, Ordering::Relaxed);
+                bump(&st.oversleeps_1ms, 1);
             }
         }
     }
@@ -1020,14 +1045,24 @@ fn scan(r: &Runtime, now: u64) -> u64 {
         // wake us. Waking us costs the CPU thread a futex system
         // call and the host an inter-processor interrupt, measured at a tenth of the CPU
         // thread's time at 13,333 samples/s on a virtual machine; our own extra timer
-        // wake-up costs the CPU thread nothing. A CPU that waits or stops is looked at
-        // again every 10 ms.
+        // wake-up costs the CPU thread nothing.
+        //
+        // Still armed from before, the CPU has not reached an instruction boundary since: it
+        // waits or is stopped, or the host has not run its thread, or it is in a long
+        // instruction. It is looked at again a quarter period on, and twice as late each
+        // time it is still armed, up to 10 ms: its tick, when it comes soon, then still
+        // need not wake us, and a waiting CPU costs few wake-ups.
         let hint = s.shared.period_hint.load(Ordering::Relaxed);
-        let again = if hint == 0 || already {
-            // Still armed from before: the CPU waits or is stopped.
+        let stale = if already {
+            s.shared.stale_looks.fetch_add(1, Ordering::Relaxed).min(16)
+        } else {
+            s.shared.stale_looks.store(0, Ordering::Relaxed);
+            0
+        };
+        let again = if hint == 0 {
             10_000_000
         } else {
-            (hint / 4).clamp(2_000, 10_000_000)
+            ((hint / 4) << stale).clamp(2_000, 10_000_000)
         };
         let again = if st.alerts.pending().is_empty() {
             again
