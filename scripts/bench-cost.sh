@@ -17,55 +17,21 @@
 # Hercules' code; CONFIGS="samp-13k" runs only those (and the baseline). Needs linux-perf.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="$HOME/.cargo/bin:$PATH"
 REPS=${REPS:-3}
-bash scripts/setup.sh >/dev/null
 command -v perf >/dev/null || apt-get install -y -qq linux-perf >/dev/null
-cargo build --release --quiet
-so="$PWD/target/release/libhcpumf.so"
-work=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-s390x-linux-gnu-as -march=z13 -I tests/guest -o "$work/mips.o" scripts/bench/mips.s
-s390x-linux-gnu-ld -Ttext=0 -e 0 -o "$work/mips.elf" "$work/mips.o"
-s390x-linux-gnu-objcopy -O binary -j .text "$work/mips.elf" "$work/mips.bin"
-speed=4404                      # cycles/us of the 2097 model
-max_rate=$(grep -o 'MAX_SAMPLING_RATE: u64 = [0-9_]*' src/model.rs | grep -o '[0-9_]*$' | tr -d _)
-int13=$(( speed * 1000000 / 13333 ))
-intmax=$(( speed * 1000000 / max_rate ))
+. scripts/bench/common.sh
+select_configs "baseline idle counters samp-13k samp-max"
 
-run() { # name plugin(0/1) mode interval: prints "emulation% plugin% kernel% libc% other% iter/cpu-s"
-  local name=$1 plugin=$2 mode=$3 interval=$4 d="$work/$1"
-  mkdir -p "$d"
-  {
-    echo "ARCHMODE z/Arch"; echo "MAINSIZE 64"; echo "NUMCPU 1"; echo "CPUMODEL 2097"
-    echo "000E 1403 $d/print.txt"
-    [ "$plugin" = 1 ] && echo "ldmod $so"
-  } > "$d/h.cnf"
-  if [ "$plugin" = 1 ]; then printf 'r 3000.10\nhcpumf status\nquit\n'; else printf 'r 3000.10\nquit\n'; fi > "$d/check.rc"
-  {
-    echo "loadcore $work/mips.bin 0"
-    printf 'r 3f00=%016x%016x\n' "$mode" "$interval"
-    echo "hao tgt HHCCP011I CPU0000"; echo "hao cmd script $d/check.rc"; echo "restart"
-  } > "$d/h.rc"
-  HERCULES_RC="$d/h.rc" timeout -k 5 60 env ${ENVX:-} perf record -q -e cpu-clock -c 50000 \
-    -o "$d/perf.data" hercules -d -f "$d/h.cnf" > "$d/log" 2>&1 || true
-  local line iters
-  line=$(grep -m1 '^R:0000000000003000' "$d/log" || true)
-  if [ -z "$line" ]; then
-    # Hercules 3.13 now and then quits before its display line reaches the log: run again.
-    tries=$((${tries:-0} + 1))
-    if [ "$tries" -lt 3 ]; then run "$@"; return; fi
-    echo "bench-cost: run $name failed; log:" >&2; tail -30 "$d/log" >&2; exit 1
-  fi
-  tries=0
-  iters=$(echo "$line" | sed 's/^[^=]*=//' | awk '{print $1 $2}')
+run() { # name plugin mode interval: prints "emulation% plugin% kernel% libc% other% iter/cpu-s"
+  local name=$1 d="$work/$1" r iters tid
+  r=$(run_guest "$@" env ${ENVX:-} perf record -q -e cpu-clock -c 50000 -o "$d/perf.data")
+  iters=${r%% *}
   { grep -o 'samples [0-9]* missed [0-9]* .*ticks [0-9]*' "$d/log"
     grep -o 'sampler thread: .*' "$d/log"; } 2>/dev/null | paste -sd ';' > "$d/status" || true
   # The CPU thread is the busiest thread of the process.
   perf script -i "$d/perf.data" -F tid,ip,dso 2>/dev/null > "$d/samples"
-  local tid
   tid=$(awk '{print $1}' "$d/samples" | sort | uniq -c | sort -rn | awk 'NR==1 {print $2}')
-  awk -v t="$tid" -v it=$((16#$iters)) '$1==t {n++; d=$NF;
+  awk -v t="$tid" -v it="$iters" '$1==t {n++; d=$NF;
       if (d ~ /libherc\.so/) h++; else if (d ~ /libhcpumf/) p++; else if (d ~ /kernel/) k++;
       else if (d ~ /libc\.so/) c++; else o++}
     END {printf "%.3f %.3f %.3f %.3f %.3f %.0f\n", 100*h/n, 100*p/n, 100*k/n, 100*c/n, 100*o/n,
@@ -73,11 +39,6 @@ run() { # name plugin(0/1) mode interval: prints "emulation% plugin% kernel% lib
 }
 
 declare -A results
-configs=("baseline 0 0 0" "idle 1 0 0" "counters 1 1 0" "samp-13k 1 2 $int13" "samp-max 1 2 $intmax")
-if [ -n "${CONFIGS:-}" ]; then  # e.g. CONFIGS="counters"; baseline is always run
-  sel=(); for c in "${configs[@]}"; do [[ " baseline $CONFIGS " == *" ${c%% *} "* ]] && sel+=("$c"); done
-  configs=("${sel[@]}")
-fi
 for rep in $(seq "$REPS"); do
   for c in "${configs[@]}"; do
     set -- $c
