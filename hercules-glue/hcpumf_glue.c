@@ -374,7 +374,8 @@ static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
     ARCH_DEP(hcpumf_view)(regs, inst, &v);
     SET_PSW_IA(regs);
     v.ia = regs->psw.IA;
-    v.tod = tod_clock(regs) << 8;
+    /* Left for the core to read when it needs it: tod_clock takes Hercules' TOD lock. */
+    v.tod = 0;
     /* The target of an EXECUTE is never interrupted half-way: the alert stays pending. */
     if (!regs->execflag && hcpumf_tick(&v, &param)) {
         int rc;

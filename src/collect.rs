@@ -189,14 +189,6 @@ static RUN: Mutex<Option<Run>> = Mutex::new(None);
 static BLOCKS_WRITTEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 static WRITE_ERROR: Mutex<Option<String>> = Mutex::new(None);
 
-fn tod_now() -> u64 {
-    runtime::host()
-        .and_then(|h| h.tod)
-        // SAFETY: the callback reads the TOD clock.
-        .map(|f| unsafe { f() })
-        .unwrap_or(0)
-}
-
 /// Options of `his begin`, parsed and checked before anything starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BeginOptions {
@@ -658,7 +650,7 @@ fn begin(rest: &[String], all: &[String]) -> Result<String, String> {
         sampling: o.sampling,
         started: Instant::now(),
         start_time: now,
-        start_tod: tod_now(),
+        start_tod: runtime::tod_now(),
         begin,
         tx,
         writer,
@@ -880,7 +872,12 @@ pub fn host_tick(cpu: u16, st: &CpuState, view: &CpuView, prefix: u64, cr1: u64,
         return;
     };
     if b.used + size > BLOCK - TRAILER {
-        let full = seal(&mut b, m.bsdes, m.dsdes, view.tod);
+        let tod = if view.tod != 0 {
+            view.tod
+        } else {
+            runtime::tod_now()
+        };
+        let full = seal(&mut b, m.bsdes, m.dsdes, tod);
         send(cpu, full);
     }
     let at = b.used;
@@ -934,7 +931,7 @@ fn end(why: &str, only: Option<&str>) -> Result<String, String> {
     drop(guard);
     let r = runtime::rt();
     let m = model::current();
-    let end_tod = tod_now();
+    let end_tod = runtime::tod_now();
     let end_time = std::time::SystemTime::now();
     // Stop sampling first, then flush every CPU's partial block.
     for st in r.cpus.iter() {

@@ -268,18 +268,37 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32
     let now = st.meter.account(raw, now_ns, view.problem_state);
     // The samples carry the CPU's measurements at this point (the diagnostic entry's
     // instruction count and CPU time), as the counter instructions' view does.
+    // The glue leaves the TOD clock unread (it takes Hercules' TOD lock): diagnostic
+    // entries carry it, trailers read it when a block gets full.
+    let diagnostic = st
+        .sampling
+        .controls()
+        .contains(crate::sampling::SamplingControls::CD)
+        || s.host_diagnostic.load(Ordering::Relaxed);
     let measured = CpuView {
         meter: now,
+        tod: if view.tod == 0 && diagnostic {
+            runtime::tod_now()
+        } else {
+            view.tod
+        },
         ..*view
     };
     let view = &measured;
     let m = model::current();
+    let tod = || {
+        if view.tod != 0 {
+            view.tod
+        } else {
+            runtime::tod_now()
+        }
+    };
 
     if st.sampling.any_active() {
         if s.guest.poll(now_ns, now.instructions) {
             if let Some(storage) = runtime::host().and_then(crate::hoststore::HostStorage::new) {
                 let pp = st.program_parameter.get();
-                let out = st.sampling.take_sample(m, &storage, view, pp);
+                let out = st.sampling.take_sample_timed(m, &storage, view, pp, &tod);
                 if !out.alerts.is_empty() {
                     st.alerts.raise(out.alerts);
                 }

@@ -216,6 +216,15 @@ impl Meter {
     }
 }
 
+/// The TOD clock (bits 0-63) from the emulator, 0 without one.
+pub fn tod_now() -> u64 {
+    host()
+        .and_then(|h| h.tod)
+        // SAFETY: the callback reads the TOD clock.
+        .map(|f| unsafe { f() })
+        .unwrap_or(0)
+}
+
 /// Add to a counter only one thread writes (others only read it): a plain load and store,
 /// without the locked read-modify-write that `fetch_add` costs on every tick.
 #[inline]

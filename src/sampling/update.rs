@@ -116,6 +116,20 @@ impl CpuSampling {
         view: &CpuView,
         pp: u64,
     ) -> SampleOutcome {
+        self.take_sample_timed(m, storage, view, pp, &|| view.tod)
+    }
+
+    /// [`CpuSampling::take_sample`] with the TOD clock read through `tod`, only when a
+    /// block gets full (its trailer's timestamp): the emulator's TOD clock is behind a
+    /// lock the CPU thread should not take at every sample.
+    pub fn take_sample_timed(
+        &self,
+        m: &MachineModel,
+        storage: &dyn GuestStorage,
+        view: &CpuView,
+        pp: u64,
+        tod: &dyn Fn() -> u64,
+    ) -> SampleOutcome {
         let c = self.controls();
         let basic = c.contains(SamplingControls::CS);
         let diag = c.contains(SamplingControls::CD);
@@ -126,7 +140,7 @@ impl CpuSampling {
         let bs = BufferSize::from_s(c.contains(SamplingControls::S));
         let entry = data_entry(m, view, basic, diag, pp, h);
         let mut out = SampleOutcome::default();
-        if let Err(e) = self.update(m, storage, &entry, bs, view.tod, &mut out) {
+        if let Err(e) = self.update(m, storage, &entry, bs, tod, &mut out) {
             out.alerts |= e.alert();
             self.deactivate();
         }
@@ -141,7 +155,7 @@ impl CpuSampling {
         storage: &dyn GuestStorage,
         entry: &[u8],
         bs: BufferSize,
-        tod: u64,
+        tod: &dyn Fn() -> u64,
         out: &mut SampleOutcome,
     ) -> Result<(), UpdateError> {
         let size = entry.len() as u64;
@@ -210,7 +224,7 @@ impl CpuSampling {
             };
             // Step 3: F, T and the sizes are set; now the timestamp (bytes 16-31, which no
             // program resets, so a plain store).
-            let ts = Timestamp::of_tod(tod, m.stcke_timestamps);
+            let ts = Timestamp::of_tod(tod(), m.stcke_timestamps);
             let ts_addr = slot.trailer.offset(TIMESTAMP_OFFSET);
             storage
                 .write(ts_addr, &ts.bytes())
@@ -301,7 +315,7 @@ mod tests {
         let m = MachineModel::for_machine_type(0x2097);
         let (s, st) = setup(tear, dear, entries);
         let mut out = SampleOutcome::default();
-        s.update(&m, &st, &[0x00, 0x01], BufferSize::K4, 0, &mut out)
+        s.update(&m, &st, &[0x00, 0x01], BufferSize::K4, &|| 0, &mut out)
     }
 
     #[test]
