@@ -406,6 +406,20 @@ impl SampleClock {
     pub fn interval(&self) -> u64 {
         self.interval_ns.load(Ordering::Relaxed)
     }
+    /// CPU time at which the CPU should be armed after the next time, if that next tick
+    /// takes a sample (0: not running): the due time one interval on, or a quarter interval
+    /// after the next sample when catching up.
+    pub fn follow_at(&self) -> u64 {
+        let i = self.interval_ns.load(Ordering::Relaxed);
+        let next = self.next_ns.load(Ordering::Relaxed);
+        if i == 0 || next == 0 {
+            return 0;
+        }
+        let margin = self.margin_ns.load(Ordering::Relaxed).min(i / 2);
+        (next + i)
+            .saturating_sub(margin)
+            .max(self.wake_at().saturating_add(i / 4))
+    }
     /// CPU time at which the CPU should next be armed for this clock (0: not running).
     pub fn wake_at(&self) -> u64 {
         let i = self.interval_ns.load(Ordering::Relaxed);
@@ -435,6 +449,8 @@ pub struct SchedShared {
     pub period_hint: AtomicU64,
     /// The CPU time the CPU's clocks next need a tick at (0: none; 1: at once).
     pub due_cpu_ns: AtomicU64,
+    /// ... and the one after, as far as it can be told now (0: unknown).
+    pub follow_cpu_ns: AtomicU64,
     /// The CPU thread's CPU time as the scheduler read it just before arming (0: not read),
     /// and the monotonic clock at that read.
     pub armed_cpu_ns: AtomicU64,
@@ -483,6 +499,7 @@ impl Default for TickSchedule {
                 armed: AtomicBool::new(false),
                 period_hint: AtomicU64::new(0),
                 due_cpu_ns: AtomicU64::new(0),
+                follow_cpu_ns: AtomicU64::new(0),
                 armed_cpu_ns: AtomicU64::new(0),
                 armed_mono_ns: AtomicU64::new(0),
                 seen_cpu_ns: AtomicU64::new(0),
@@ -681,6 +698,13 @@ pub const FAST_HOLD_NS: u64 = 20_000_000;
 /// How often a CPU with a masked pending alert is looked at again.
 pub const ALERT_POLL_NS: u64 = 1_000_000;
 
+/// A deadline at most this much before the scheduler's planned wake-up does not wake it: it
+/// comes that much late (the sampling clocks learn such lateness and ask earlier), and the
+/// CPU thread makes no system call. The scheduler plans its wake-up for a CPU's next
+/// deadline from the CPU's posted follow-on due time, which the deadline the tick then
+/// posts misses by the few microseconds between the scheduler's clock reading and the tick.
+pub const WAKE_TOLERANCE_NS: u64 = 10_000;
+
 /// Ask the scheduler to arm `cpu` at wall time `deadline`. The scheduler is only woken when
 /// it would otherwise sleep past the deadline: in steady sampling it already expects the
 /// CPU's next tick (see `scheduler_loop`), so the CPU thread makes no system call here.
@@ -691,7 +715,7 @@ pub fn schedule(cpu_no: u16, deadline: u64) {
         .wall_deadline
         .store(deadline, Ordering::SeqCst);
     let r = rt();
-    if deadline < r.sched.sleep_target.load(Ordering::SeqCst) {
+    if deadline.saturating_add(WAKE_TOLERANCE_NS) < r.sched.sleep_target.load(Ordering::SeqCst) {
         r.sched.sleep_target.store(0, Ordering::SeqCst);
         wake_scheduler(r);
     }
@@ -735,6 +759,21 @@ pub fn reschedule(cpu_no: u16, now_cpu_ns: u64) {
     s.shared
         .due_cpu_ns
         .store(if due == u64::MAX { 0 } else { due }, Ordering::Relaxed);
+    let mut follow = u64::MAX;
+    for f in [s.guest.follow_at(), s.host.follow_at()] {
+        if f != 0 {
+            follow = follow.min(f);
+        }
+    }
+    let acc = s.next_account_ns.load(Ordering::Relaxed);
+    if acc != 0 {
+        // The accounting point after the next is at least half a period on.
+        follow = follow.min(acc + st.meter.account_period(now_cpu_ns) / 2);
+    }
+    s.shared.follow_cpu_ns.store(
+        if follow == u64::MAX { 0 } else { follow },
+        Ordering::Relaxed,
+    );
     let wall = wall_ns();
     let mut deadline = if due == u64::MAX {
         u64::MAX
@@ -1048,13 +1087,14 @@ fn scan(r: &Runtime, now: u64) -> u64 {
                 unsafe { kick(i as u16) };
             }
         }
-        // Look at the CPU again a quarter of a period on: its tick posts the exact deadline,
-        // which is never earlier than that (the wake margin is at most half an interval and
-        // samples are at least a quarter of an interval apart), so the tick does not have to
-        // wake us. Waking us costs the CPU thread a futex system
-        // call and the host an inter-processor interrupt, measured at a tenth of the CPU
-        // thread's time at 13,333 samples/s on a virtual machine; our own extra timer
-        // wake-up costs the CPU thread nothing.
+        // When to look at the CPU again. Its tick posts the exact deadline, and the tick
+        // should not have to wake us: that costs the CPU thread a futex system call and the
+        // host an inter-processor interrupt (a tenth of the CPU thread's time at 13,333
+        // samples/s on a virtual machine), where our own timer wake-up costs it nothing.
+        // Freshly armed, we sleep until the follow-on due time the CPU posted (see below);
+        // otherwise a quarter period on, which no tick's deadline comes before (the wake
+        // margin is at most half an interval and samples are at least a quarter interval
+        // apart).
         //
         // Still armed from before, the CPU has not reached an instruction boundary since: it
         // waits or is stopped, or the host has not run its thread, or it is in a long
@@ -1068,8 +1108,16 @@ fn scan(r: &Runtime, now: u64) -> u64 {
             s.shared.stale_looks.store(0, Ordering::Relaxed);
             0
         };
+        let c = s.shared.armed_cpu_ns.load(Ordering::Relaxed);
+        let follow = s.shared.follow_cpu_ns.load(Ordering::Relaxed);
         let again = if hint == 0 {
             10_000_000
+        } else if !already && c != 0 && follow > c {
+            // Freshly armed with the CPU time just read: the tick will post a deadline for
+            // the follow-on due time, never earlier than the CPU time still to run to it
+            // from now. Sleeping until just after that serves the tick's deadline in the
+            // same wake-up (within WAKE_TOLERANCE_NS) instead of a look and a wake-up.
+            (follow - c + 2_000).clamp(2_000, 10_000_000)
         } else {
             ((hint / 4) << stale).clamp(2_000, 10_000_000)
         };
