@@ -249,7 +249,10 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32
     st.schedule.shared.armed.store(false, Ordering::Release);
     let s = &st.schedule;
     runtime::bump(&s.ticks, 1);
-    s.shared.core.store(runtime::host_core(), Ordering::Relaxed);
+    let core = runtime::host_core();
+    if s.shared.core.load(Ordering::Relaxed) != core {
+        s.shared.core.store(core, Ordering::Relaxed);
+    }
     // The scheduler usually read the thread's CPU time just before arming the CPU: that
     // reading plus the wall time since is the time now (within the wall time since, which
     // is short unless the host did not run the thread, and then the tick reads it itself).

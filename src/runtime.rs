@@ -455,10 +455,18 @@ pub struct SchedShared {
     /// and the monotonic clock at that read.
     pub armed_cpu_ns: AtomicU64,
     pub armed_mono_ns: AtomicU64,
-    /// The scheduler's previous reading of the CPU thread's CPU time.
-    pub seen_cpu_ns: AtomicU64,
     /// The host core the CPU's last tick ran on (u32::MAX: none yet).
     pub core: std::sync::atomic::AtomicU32,
+}
+
+// The tick and the scheduler exchange one cache line per CPU, not two.
+const _: () = assert!(std::mem::size_of::<SchedShared>() <= 64);
+
+/// What only the scheduler thread reads and writes about a CPU, off the shared line.
+#[derive(Debug, Default)]
+pub struct SchedPrivate {
+    /// The scheduler's previous reading of the CPU thread's CPU time.
+    pub seen_cpu_ns: AtomicU64,
     /// How many times in a row the scheduler found the CPU still armed (its tick not yet
     /// run): it then looks again later and later.
     pub stale_looks: std::sync::atomic::AtomicU32,
@@ -477,6 +485,8 @@ pub struct TickSchedule {
     pub ticks: AtomicU64,
     /// What the scheduler thread reads and writes, on a cache line of its own.
     pub shared: Padded<SchedShared>,
+    /// What only the scheduler thread uses.
+    pub private: Padded<SchedPrivate>,
     /// Pseudo-random state for accounting jitter.
     pub rng: AtomicU64,
     /// A HIS run needs problem-state accounting points.
@@ -502,10 +512,9 @@ impl Default for TickSchedule {
                 follow_cpu_ns: AtomicU64::new(0),
                 armed_cpu_ns: AtomicU64::new(0),
                 armed_mono_ns: AtomicU64::new(0),
-                seen_cpu_ns: AtomicU64::new(0),
                 core: std::sync::atomic::AtomicU32::new(u32::MAX),
-                stale_looks: std::sync::atomic::AtomicU32::new(0),
             }),
+            private: Padded(SchedPrivate::default()),
             rng: AtomicU64::new(0x9E37_79B9_7F4A_7C15),
             host_accounting: AtomicBool::new(false),
             host_mvs: AtomicBool::new(false),
@@ -1021,7 +1030,7 @@ pub const ARM_TRUST_NS: u64 = 20_000;
 /// the thread runs (the host did not run the thread all the time since the deadline was
 /// set); a thread whose time stands still (it waits, is stopped or was preempted) is armed,
 /// so that its first instruction ticks and reads its own time.
-fn confirm_due(h: &hcpumf_host, cpu: u16, sh: &SchedShared) -> Option<u64> {
+fn confirm_due(h: &hcpumf_host, cpu: u16, sh: &SchedShared, own: &SchedPrivate) -> Option<u64> {
     sh.armed_cpu_ns.store(0, Ordering::Relaxed);
     let due = sh.due_cpu_ns.load(Ordering::Relaxed);
     let read = h.thread_cputime_ns?;
@@ -1034,7 +1043,7 @@ fn confirm_due(h: &hcpumf_host, cpu: u16, sh: &SchedShared) -> Option<u64> {
     if c == 0 {
         return None;
     }
-    let seen = sh.seen_cpu_ns.swap(c, Ordering::Relaxed);
+    let seen = own.seen_cpu_ns.swap(c, Ordering::Relaxed);
     if c < due && c != seen {
         return Some(due - c);
     }
@@ -1060,7 +1069,7 @@ fn scan(r: &Runtime, now: u64) -> u64 {
             continue;
         }
         if !s.shared.armed.load(Ordering::Acquire) && st.alerts.pending().is_empty() {
-            if let Some(wait) = confirm_due(h, i as u16, &s.shared) {
+            if let Some(wait) = confirm_due(h, i as u16, &s.shared, &s.private) {
                 let d2 = now.saturating_add(wait);
                 let _ = s.shared.wall_deadline.compare_exchange(
                     d,
@@ -1103,9 +1112,12 @@ fn scan(r: &Runtime, now: u64) -> u64 {
         // need not wake us, and a waiting CPU costs few wake-ups.
         let hint = s.shared.period_hint.load(Ordering::Relaxed);
         let stale = if already {
-            s.shared.stale_looks.fetch_add(1, Ordering::Relaxed).min(16)
+            s.private
+                .stale_looks
+                .fetch_add(1, Ordering::Relaxed)
+                .min(16)
         } else {
-            s.shared.stale_looks.store(0, Ordering::Relaxed);
+            s.private.stale_looks.store(0, Ordering::Relaxed);
             0
         };
         let c = s.shared.armed_cpu_ns.load(Ordering::Relaxed);
