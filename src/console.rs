@@ -208,6 +208,23 @@ pub fn command_seen(word: &str) {
             applied: false,
         })
     });
+    if configures_cpus(word) {
+        // A CPU placed in the configured state gets an initial CPU reset (Hercules'
+        // configure_cpu performs it): the measurement state of a CPU configured by this
+        // command must be that of an initial CPU reset, not what it had when it left the
+        // configuration. No thread runs an offline CPU, so its state is reset here, before
+        // the command configures it.
+        for n in 0..runtime::MAX_CPUS as u16 {
+            if !runtime::cpu_online(n) {
+                reset_cpu(n, true);
+            }
+        }
+    }
+}
+
+/// `cf` and `cfall` configure CPUs (`on`) or take them out of the configuration (`off`).
+fn configures_cpus(word: &str) -> bool {
+    matches!(word.to_ascii_lowercase().as_str(), "cf" | "cfall")
 }
 
 /// Hercules' `debug_cpu_state` hook: `cpu` is the CPU a system reset or load goes through,
@@ -726,6 +743,16 @@ mod tests {
         assert_eq!(sigp(&sup, 0x0B, 2), Some(true));
         assert_eq!(state(2), (false, false));
         assert_eq!(sigp(&sup, 0x0B, 0xFFFF), None);
+        // cf / cfall: a CPU outside the configuration (here, without Hercules, every CPU)
+        // enters it with the state of an initial CPU reset; other commands leave it.
+        activate(3);
+        command_seen("cfx");
+        assert_eq!(state(3), (true, true));
+        command_seen("CF");
+        assert_eq!(state(3), (false, false));
+        activate(3);
+        command_seen("cfall");
+        assert_eq!(state(3), (false, false));
     }
 
     #[test]

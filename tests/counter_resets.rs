@@ -10,7 +10,8 @@
 //! of every CPU; `sysclear` is a clear reset, an initial CPU reset of every CPU; `ipl`
 //! (load-normal) an initial CPU reset of the IPL CPU and a CPU reset of the others; `iplc`
 //! (load-clear) a clear reset (z/Architecture Principles of Operation, "Resets" and
-//! "Initial Program Loading").
+//! "Initial Program Loading"). A CPU that `cf on` brings back into the configuration gets
+//! an initial CPU reset, as Hercules' configure_cpu performs one.
 mod common;
 use common::*;
 
@@ -229,4 +230,39 @@ fn ipl_resets_the_ipl_cpu_initially_and_the_others_normally() {
     // iplc: every CPU initial CPU reset (CPU 1 was still enabled).
     assert_eq!(basic_state(&out.log, 0, 2), "disabled", "{}", out.log);
     assert_eq!(basic_state(&out.log, 1, 2), "disabled", "{}", out.log);
+}
+
+/// A CPU taken out of the configuration (`cf off`) and brought back (`cf on`) comes back
+/// with the measurement state of an initial CPU reset, like the rest of its state (Hercules'
+/// configure_cpu performs an initial CPU reset), not with the counter sets it had; the CPU
+/// that stayed is untouched.
+#[test]
+fn a_cpu_configured_again_starts_from_an_initial_cpu_reset() {
+    let dir = scratch("ctr_cf");
+    let bin = assemble("ctr_ipl", &dir);
+    let cfg = Config {
+        numcpu: 2,
+        start_all: true,
+        after: vec![
+            "hcpumf status".into(),
+            "cpu 1".into(),
+            "stop".into(),
+            "pause 1".into(),
+            "cf off".into(),
+            "pause 1".into(),
+            "cf on".into(),
+            "pause 1".into(),
+            "hcpumf status".into(),
+        ],
+        show: vec![],
+        timeout: 40,
+        ..Config::default()
+    };
+    let out = run_binary(&bin, &dir, &cfg);
+    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+    for cpu in 0..2 {
+        assert_eq!(basic_state(&out.log, cpu, 0), "active", "{}", out.log);
+    }
+    assert_eq!(basic_state(&out.log, 0, 1), "active", "{}", out.log);
+    assert_eq!(basic_state(&out.log, 1, 1), "disabled", "{}", out.log);
 }
