@@ -872,12 +872,7 @@ pub fn host_tick(cpu: u16, st: &CpuState, view: &CpuView, prefix: u64, cr1: u64,
         return;
     };
     if b.used + size > BLOCK - TRAILER {
-        let tod = if view.tod != 0 {
-            view.tod
-        } else {
-            runtime::tod_now()
-        };
-        let full = seal(&mut b, m.bsdes, m.dsdes, tod);
+        let full = seal(&mut b, m.bsdes, m.dsdes, runtime::tod_or_now(view.tod));
         send(cpu, full);
     }
     let at = b.used;

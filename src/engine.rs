@@ -270,9 +270,9 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32
     .max(st.meter.time());
     let now = st.meter.account(raw, now_ns, view.problem_state);
     // The samples carry the CPU's measurements at this point (the diagnostic entry's
-    // instruction count and CPU time), as the counter instructions' view does.
-    // The glue leaves the TOD clock unread (it takes Hercules' TOD lock): diagnostic
-    // entries carry it, trailers read it when a block gets full.
+    // instruction count and CPU time), as the counter instructions' view does. The glue
+    // leaves the TOD clock unread (it takes Hercules' TOD lock): diagnostic entries carry
+    // it, a trailer reads it when its block gets full.
     let diagnostic = st
         .sampling
         .controls()
@@ -280,8 +280,8 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32
         || s.host_diagnostic.load(Ordering::Relaxed);
     let measured = CpuView {
         meter: now,
-        tod: if view.tod == 0 && diagnostic {
-            runtime::tod_now()
+        tod: if diagnostic {
+            runtime::tod_or_now(view.tod)
         } else {
             view.tod
         },
@@ -289,13 +289,7 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32
     };
     let view = &measured;
     let m = model::current();
-    let tod = || {
-        if view.tod != 0 {
-            view.tod
-        } else {
-            runtime::tod_now()
-        }
-    };
+    let tod = || runtime::tod_or_now(view.tod);
 
     if st.sampling.any_active() {
         if s.guest.poll(now_ns, now.instructions) {

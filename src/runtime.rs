@@ -216,6 +216,15 @@ impl Meter {
     }
 }
 
+/// A view's TOD clock, or, when the glue left it unread (0), the TOD clock now.
+pub fn tod_or_now(tod: u64) -> u64 {
+    if tod != 0 {
+        tod
+    } else {
+        tod_now()
+    }
+}
+
 /// The TOD clock (bits 0-63) from the emulator, 0 without one.
 pub fn tod_now() -> u64 {
     host()
@@ -1024,34 +1033,42 @@ fn earliest(r: &Runtime) -> u64 {
 /// uses it: beyond, the thread was not running in between and the tick reads its own time.
 pub const ARM_TRUST_NS: u64 = 20_000;
 
+/// What the scheduler does about a CPU whose wall-clock deadline came.
+enum DueCheck {
+    /// Its CPU time has not reached the due time while its thread runs: look again then.
+    Wait(u64),
+    /// Arm it, handing the tick the CPU time read just before (None: not read, or the
+    /// thread's time stands still and the tick reads its own).
+    Arm(Option<u64>),
+}
+
 /// A CPU's wall-clock deadline came: confirm on its thread's CPU clock (read from here, so
 /// that the CPU thread makes no system call for it) that its clocks' due time has come, and
-/// hand the reading to the tick. Returns how long to wait instead when it has not come while
-/// the thread runs (the host did not run the thread all the time since the deadline was
-/// set); a thread whose time stands still (it waits, is stopped or was preempted) is armed,
-/// so that its first instruction ticks and reads its own time.
-fn confirm_due(h: &hcpumf_host, cpu: u16, sh: &SchedShared, own: &SchedPrivate) -> Option<u64> {
-    sh.armed_cpu_ns.store(0, Ordering::Relaxed);
+/// hand the reading to the tick. The time has not come when the host did not run the thread
+/// all the time since the deadline was set; a thread whose time stands still (it waits, is
+/// stopped or was preempted) is armed, so that its first instruction ticks and reads its own
+/// time.
+fn confirm_due(h: &hcpumf_host, cpu: u16, sh: &SchedShared, own: &SchedPrivate) -> DueCheck {
     let due = sh.due_cpu_ns.load(Ordering::Relaxed);
-    let read = h.thread_cputime_ns?;
-    if due <= 1 {
-        return None;
-    }
+    let Some(read) = h.thread_cputime_ns.filter(|_| due > 1) else {
+        return DueCheck::Arm(None);
+    };
     // SAFETY: the glue reads the clock of the CPU's thread under the CPU's lock and returns
     // 0 when the CPU is offline.
     let c = unsafe { read(cpu) };
-    if c == 0 {
-        return None;
-    }
     let seen = own.seen_cpu_ns.swap(c, Ordering::Relaxed);
-    if c < due && c != seen {
-        return Some(due - c);
-    }
-    if c >= due {
+    if c == 0 {
+        DueCheck::Arm(None)
+    } else if c >= due {
+        // A stale reading left by an earlier arming is harmless: the tick checks its age.
         sh.armed_mono_ns.store(mono_ns(), Ordering::Relaxed);
         sh.armed_cpu_ns.store(c, Ordering::Release);
+        DueCheck::Arm(Some(c))
+    } else if c != seen {
+        DueCheck::Wait(due - c)
+    } else {
+        DueCheck::Arm(None)
     }
-    None
 }
 
 /// Arm the CPUs whose deadline has come; return when to look again.
@@ -1068,17 +1085,21 @@ fn scan(r: &Runtime, now: u64) -> u64 {
             next = next.min(d);
             continue;
         }
+        let mut read = None;
         if !s.shared.armed.load(Ordering::Acquire) && st.alerts.pending().is_empty() {
-            if let Some(wait) = confirm_due(h, i as u16, &s.shared, &s.private) {
-                let d2 = now.saturating_add(wait);
-                let _ = s.shared.wall_deadline.compare_exchange(
-                    d,
-                    d2,
-                    Ordering::SeqCst,
-                    Ordering::SeqCst,
-                );
-                next = next.min(d2);
-                continue;
+            match confirm_due(h, i as u16, &s.shared, &s.private) {
+                DueCheck::Wait(wait) => {
+                    let d2 = now.saturating_add(wait);
+                    let _ = s.shared.wall_deadline.compare_exchange(
+                        d,
+                        d2,
+                        Ordering::SeqCst,
+                        Ordering::SeqCst,
+                    );
+                    next = next.min(d2);
+                    continue;
+                }
+                DueCheck::Arm(c) => read = c,
             }
         }
         let already = s.shared.armed.swap(true, Ordering::AcqRel);
@@ -1120,18 +1141,15 @@ fn scan(r: &Runtime, now: u64) -> u64 {
             s.private.stale_looks.store(0, Ordering::Relaxed);
             0
         };
-        let c = s.shared.armed_cpu_ns.load(Ordering::Relaxed);
         let follow = s.shared.follow_cpu_ns.load(Ordering::Relaxed);
-        let again = if hint == 0 {
-            10_000_000
-        } else if !already && c != 0 && follow > c {
+        let again = match read {
+            _ if hint == 0 => 10_000_000,
             // Freshly armed with the CPU time just read: the tick will post a deadline for
             // the follow-on due time, never earlier than the CPU time still to run to it
             // from now. Sleeping until just after that serves the tick's deadline in the
             // same wake-up (within WAKE_TOLERANCE_NS) instead of a look and a wake-up.
-            (follow - c + 2_000).clamp(2_000, 10_000_000)
-        } else {
-            ((hint / 4) << stale).clamp(2_000, 10_000_000)
+            Some(c) if !already && follow > c => (follow - c + 2_000).clamp(2_000, 10_000_000),
+            _ => ((hint / 4) << stale).clamp(2_000, 10_000_000),
         };
         let again = if st.alerts.pending().is_empty() {
             again

@@ -183,6 +183,28 @@ fn basic_state(log: &str, cpu: u16, nth: usize) -> &str {
     s.split_whitespace().next().unwrap_or("")
 }
 
+/// Runs `tests/guest/ctr_ipl.s` on 2 CPUs (both activate the basic set), checks with
+/// `hcpumf status` that both count, then gives the operator commands `then`.
+fn both_cpus_counting(dir: &std::path::Path, then: Vec<String>) -> Outcome {
+    let bin = assemble("ctr_ipl", dir);
+    let mut after = vec!["hcpumf status".to_string()];
+    after.extend(then);
+    let cfg = Config {
+        numcpu: 2,
+        start_all: true,
+        after,
+        show: vec![],
+        timeout: 40,
+        ..Config::default()
+    };
+    let out = run_binary(&bin, dir, &cfg);
+    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+    for cpu in 0..2 {
+        assert_eq!(basic_state(&out.log, cpu, 0), "active", "{}", out.log);
+    }
+    out
+}
+
 /// Load-normal (`ipl`) is an initial CPU reset of the IPL CPU and a CPU reset of the
 /// others; load-clear (`iplc`) a clear reset, an initial CPU reset of every CPU (Principles
 /// of Operation, "Initial Program Loading" and "Resets"; SA23-2260: only initial CPU reset
@@ -198,12 +220,9 @@ fn ipl_resets_the_ipl_cpu_initially_and_the_others_normally() {
     std::fs::write(dir.join("loop.bin"), image).expect("image");
     std::fs::write(dir.join("loop.ins"), "loop.bin 0x0\n").expect("ins");
     let ins = dir.join("loop.ins");
-    let bin = assemble("ctr_ipl", &dir);
-    let cfg = Config {
-        numcpu: 2,
-        start_all: true,
-        after: vec![
-            "hcpumf status".into(),
+    let out = both_cpus_counting(
+        &dir,
+        vec![
             "stopall".into(),
             "pause 1".into(),
             format!("ipl {}", ins.display()),
@@ -215,15 +234,7 @@ fn ipl_resets_the_ipl_cpu_initially_and_the_others_normally() {
             "pause 1".into(),
             "hcpumf status".into(),
         ],
-        show: vec![],
-        timeout: 40,
-        ..Config::default()
-    };
-    let out = run_binary(&bin, &dir, &cfg);
-    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
-    for cpu in 0..2 {
-        assert_eq!(basic_state(&out.log, cpu, 0), "active", "{}", out.log);
-    }
+    );
     // ipl through CPU 0: CPU 0 initial CPU reset, CPU 1 CPU reset.
     assert_eq!(basic_state(&out.log, 0, 1), "disabled", "{}", out.log);
     assert_eq!(basic_state(&out.log, 1, 1), "inactive", "{}", out.log);
@@ -238,13 +249,9 @@ fn ipl_resets_the_ipl_cpu_initially_and_the_others_normally() {
 /// that stayed is untouched.
 #[test]
 fn a_cpu_configured_again_starts_from_an_initial_cpu_reset() {
-    let dir = scratch("ctr_cf");
-    let bin = assemble("ctr_ipl", &dir);
-    let cfg = Config {
-        numcpu: 2,
-        start_all: true,
-        after: vec![
-            "hcpumf status".into(),
+    let out = both_cpus_counting(
+        &scratch("ctr_cf"),
+        vec![
             "cpu 1".into(),
             "stop".into(),
             "pause 1".into(),
@@ -254,15 +261,7 @@ fn a_cpu_configured_again_starts_from_an_initial_cpu_reset() {
             "pause 1".into(),
             "hcpumf status".into(),
         ],
-        show: vec![],
-        timeout: 40,
-        ..Config::default()
-    };
-    let out = run_binary(&bin, &dir, &cfg);
-    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
-    for cpu in 0..2 {
-        assert_eq!(basic_state(&out.log, cpu, 0), "active", "{}", out.log);
-    }
+    );
     assert_eq!(basic_state(&out.log, 0, 1), "active", "{}", out.log);
     assert_eq!(basic_state(&out.log, 1, 1), "disabled", "{}", out.log);
 }
