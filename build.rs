@@ -11,7 +11,8 @@ fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));
     let glue = root.join("hercules-glue");
     println!("cargo:rerun-if-changed=hercules-glue");
-    println!("cargo:rerun-if-changed=src/ffi.rs");
+    println!("cargo:rerun-if-changed=src/host/ffi.rs");
+    println!("cargo:rerun-if-changed=src/plugin.rs");
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-env-changed=HERCULES_SRC");
     println!("cargo:rerun-if-env-changed=HCPUMF_UPDATE_HEADER");

@@ -1,24 +1,22 @@
 //! hcpumf: the z/Architecture CPU-Measurement Facility (SA23-2260) for the Hercules emulator.
 //!
-//! The architecture lives here, one module per facility; `hercules-glue/` only decodes
-//! operands, performs DAT and program interruptions with Hercules' own macros and calls in.
+//! The crate is layered; dependencies point one way, down this list:
+//!
+//! | layer | what |
+//! |---|---|
+//! | [`plugin`] | the Hercules dynamic module: `ldmod`/`rmmod`, the console command's entry, the HDL sections |
+//! | [`console`] | the operator's front door: `hcpumf ...` commands, calling into `his` and `host` |
+//! | [`his`] | HIS collection from the console, MVS awareness, the .CNT/.SMP/.MAP formats |
+//! | [`host`] | what runs inside Hercules: per-CPU state, metering, sampling clocks, the tick, the sampler thread, the C ABI hooks |
+//! | [`arch`] | SA23-2260 itself: pure, no threads, no globals, no Hercules |
+//! | [`report`] | the report tool's library: reads the HIS formats only |
+//!
+//! `hercules-glue/` only decodes operands, performs DAT and program interruptions with
+//! Hercules' own macros and calls the hooks of [`host::ffi`] and [`plugin`].
 
-pub mod alerts;
-pub mod collect;
+pub mod arch;
 pub mod console;
-pub mod counter;
-pub mod cpu;
-pub mod crypto;
-pub mod engine;
-pub mod ffi;
-pub mod glue;
 pub mod his;
-pub mod hoststore;
-pub mod model;
-pub mod mvs;
-pub mod pgm;
-pub mod program_param;
+pub mod host;
+pub mod plugin;
 pub mod report;
-pub mod runtime;
-pub mod sampling;
-pub mod storage;

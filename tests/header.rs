@@ -1,4 +1,4 @@
-//! include/hcpumf.h is checked in; it must be what cbindgen generates from src/ffi.rs now.
+//! include/hcpumf.h is checked in; it must be what cbindgen generates from the hooks now (src/host/ffi.rs, src/plugin.rs).
 #[test]
 fn checked_in_header_is_current() {
     let generated = std::fs::read_to_string(concat!(env!("OUT_DIR"), "/hcpumf.h"))

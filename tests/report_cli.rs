@@ -2,8 +2,8 @@
 //! a good run is reported with exit status 0; damaged input is still reported as far as it
 //! can be read, listed with the file and the byte offset of the damage, on stdout and stderr,
 //! with exit status 1; the tool never panics on any bytes.
+use hcpumf::arch::model::CounterSet;
 use hcpumf::his::{cnt, smp};
-use hcpumf::model::CounterSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicU32, Ordering};

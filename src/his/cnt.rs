@@ -3,7 +3,7 @@
 //! counter identifiers per set, start/end times and TODs, and per CPU the hexadecimal deltas
 //! with the CPU speed.
 
-use crate::model::CounterSet;
+use crate::arch::model::CounterSet;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
@@ -63,7 +63,7 @@ fn stamp(t: std::time::SystemTime) -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    let (y, mo, d, h, mi, s) = crate::collect::civil(secs);
+    let (y, mo, d, h, mi, s) = crate::his::time::civil(secs);
     format!("{y:04}/{mo:02}/{d:02} {h:02}:{mi:02}:{s:02}")
 }
 
@@ -149,7 +149,7 @@ pub struct CntFile {
     /// CPU -> (speed, counter number -> value).
     pub cpus: BTreeMap<u16, (u32, BTreeMap<u16, u64>)>,
     /// What could not be read, or is missing.
-    pub problems: Vec<super::LineProblem>,
+    pub problems: Vec<super::text::LineProblem>,
 }
 
 /// Read HIS019I text (the plugin's or z/OS's; whitespace-tolerant). Never fails: what it
@@ -162,9 +162,9 @@ pub fn parse(text: &str) -> CntFile {
 /// text, one that ends inside the counter values, and CPUs whose values do not cover every
 /// counter the COUNTER IDENTIFIERS list (a file cut short at a line end).
 pub fn parse_bytes(bytes: &[u8]) -> CntFile {
-    use super::LineProblem;
+    use super::text::LineProblem;
     let mut f = CntFile::default();
-    if let Some(p) = super::only_reserved_blanks(bytes) {
+    if let Some(p) = super::text::only_reserved_blanks(bytes) {
         f.problems.push(p);
         return f;
     }
@@ -192,7 +192,7 @@ pub fn parse_bytes(bytes: &[u8]) -> CntFile {
             }
         }
     };
-    for (no, offset, line, newline) in super::lines(bytes) {
+    for (no, offset, line, newline) in super::text::lines(bytes) {
         last = (no, offset);
         let problem = |what: String| LineProblem {
             line: no,
@@ -214,14 +214,14 @@ pub fn parse_bytes(bytes: &[u8]) -> CntFile {
             if !l.starts_with("HIS019I") {
                 f.problems.push(problem(format!(
                     "not a HIS019I counter file: {}",
-                    super::excerpt(l)
+                    super::text::excerpt(l)
                 )));
             }
         }
         if !newline && cpu.is_some() {
             f.problems.push(problem(format!(
                 "the file ends inside this line (truncated?): {}",
-                super::excerpt(l)
+                super::text::excerpt(l)
             )));
             // Its missing counters are this problem, not another.
             cpu = None;
@@ -255,7 +255,7 @@ pub fn parse_bytes(bytes: &[u8]) -> CntFile {
                 Ok(n) => f.lost_samples = n,
                 Err(_) => f.problems.push(problem(format!(
                     "the sample buffer overflow count is not a number: {}",
-                    super::excerpt(l)
+                    super::text::excerpt(l)
                 ))),
             }
         } else if let Some(rest) = l.strip_prefix("COUNTER VERSION NUMBER 1:") {
@@ -284,11 +284,11 @@ pub fn parse_bytes(bytes: &[u8]) -> CntFile {
                 }
                 (Err(_), _) => f.problems.push(problem(format!(
                     "CPU number '{num}' is not hexadecimal: {}",
-                    super::excerpt(l)
+                    super::text::excerpt(l)
                 ))),
                 (_, None) => f.problems.push(problem(format!(
                     "no CPU SPEED in the CPU header: {}",
-                    super::excerpt(l)
+                    super::text::excerpt(l)
                 ))),
             }
         } else if let Some((c, _, _, seen)) = cpu.as_mut() {
@@ -301,7 +301,7 @@ pub fn parse_bytes(bytes: &[u8]) -> CntFile {
             let Some(hi) = toks.next().and_then(|t| t.parse::<u16>().ok()) else {
                 f.problems.push(problem(format!(
                     "counter range '{lo}-...' has no upper end: {}",
-                    super::excerpt(l)
+                    super::text::excerpt(l)
                 )));
                 continue;
             };
@@ -310,7 +310,7 @@ pub fn parse_bytes(bytes: &[u8]) -> CntFile {
                 if n > hi {
                     f.problems.push(problem(format!(
                         "more values than counters {lo}-{hi}: {}",
-                        super::excerpt(l)
+                        super::text::excerpt(l)
                     )));
                     break;
                 }

@@ -45,7 +45,7 @@ pub struct MapFile {
     /// Boundaries of the virtual-storage areas (B records; `name` is the area).
     pub boundaries: Vec<MapEntry>,
     /// Records that could not be read.
-    pub problems: Vec<super::LineProblem>,
+    pub problems: Vec<super::text::LineProblem>,
 }
 
 /// The last of `v` (sorted by start) that contains `ia` and belongs to the common area or to
@@ -156,14 +156,14 @@ pub fn parse(text: &str) -> MapFile {
 
 /// Read a .MAP file from its bytes (lines that are not text are reported, not guessed at).
 pub fn parse_bytes(bytes: &[u8]) -> MapFile {
-    use super::LineProblem;
+    use super::text::LineProblem;
     let mut f = MapFile::default();
-    if let Some(p) = super::only_reserved_blanks(bytes) {
+    if let Some(p) = super::text::only_reserved_blanks(bytes) {
         f.problems.push(p);
         return f;
     }
     let mut wide = false;
-    for (no, offset, line, newline) in super::lines(bytes) {
+    for (no, offset, line, newline) in super::text::lines(bytes) {
         let problem = |what: String| LineProblem {
             line: no,
             offset,
@@ -204,7 +204,7 @@ pub fn parse_bytes(bytes: &[u8]) -> MapFile {
                     format!("{what}; the file ends in this record (truncated?)")
                 };
                 f.problems
-                    .push(problem(format!("{what}: {}", super::excerpt(line))));
+                    .push(problem(format!("{what}: {}", super::text::excerpt(line))));
             }
         }
     }

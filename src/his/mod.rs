@@ -1,75 +1,28 @@
-//! z/OS Hardware Instrumentation Services (HIS) file formats: `.CNT`, `.SMP.cpu#`, `.MAP`.
+//! z/OS Hardware Instrumentation Services (HIS) as the plugin offers it: host-driven
+//! collection from the Hercules console, MVS awareness, and the file formats.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`cnt`], [`smp`], [`map`] | the file formats `.CNT` (HIS019I text), `.SMP.cpu#` (4-KB sample-data blocks) and `.MAP`: writers and never-failing readers; pure, shared with the report tool |
+//! | [`text`], [`time`] | reading text files with byte offsets; UTC calendar time |
+//! | [`options`] | the keywords of `hcpumf his begin` (z/OS `F HIS,BEGIN`) |
+//! | [`run`] | a run's life cycle: BEGIN, the timer, END, STATUS |
+//! | [`counters`] | the run's counter deltas from the plugin's meters, and the .CNT text of them |
+//! | [`files`] | file names and the .CNT/.MAP space reserved at BEGIN |
+//! | [`writer`] | the writer thread of the `.SMP` files |
+//! | [`mvs`] | MVS awareness: the guest program parameter and the .MAP from MVS 3.8J's control blocks |
+//!
+//! The formats depend on nothing else of the crate; collection uses `host` (the per-CPU
+//! run sampling and the meters), never the other way round.
 
 pub mod cnt;
+pub mod counters;
+pub mod files;
 pub mod map;
+pub mod mvs;
+pub mod options;
+pub mod run;
 pub mod smp;
-
-/// A damaged part of a text file (.CNT, .MAP): where it is and what is wrong.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LineProblem {
-    /// Line number (from 1).
-    pub line: usize,
-    /// Byte offset of the start of the line in the file (or of the damage itself).
-    pub offset: u64,
-    pub what: String,
-}
-
-impl std::fmt::Display for LineProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "offset {} (line {}): {}",
-            self.offset, self.line, self.what
-        )
-    }
-}
-
-/// The lines of a text file with their numbers and byte offsets; a line that is not UTF-8
-/// comes as Err with its raw length. The flag says whether the line ended with a newline.
-pub(crate) fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, u64, Result<&str, usize>, bool)> {
-    let mut off = 0usize;
-    let mut no = 0usize;
-    std::iter::from_fn(move || {
-        if off >= bytes.len() {
-            return None;
-        }
-        let rest = &bytes[off..];
-        let (len, nl) = match rest.iter().position(|&b| b == b'\n') {
-            Some(i) => (i, true),
-            None => (rest.len(), false),
-        };
-        let mut raw = &rest[..len];
-        if raw.last() == Some(&b'\r') {
-            raw = &raw[..raw.len() - 1];
-        }
-        let start = off as u64;
-        off += len + usize::from(nl);
-        no += 1;
-        Some((
-            no,
-            start,
-            std::str::from_utf8(raw).map_err(|_| raw.len()),
-            nl,
-        ))
-    })
-}
-
-/// A file of nothing but the blanks hcpumf reserves at BEGIN: the run never ended.
-pub(crate) fn only_reserved_blanks(bytes: &[u8]) -> Option<LineProblem> {
-    (!bytes.is_empty() && bytes.iter().all(|&b| b == b' ' || b == b'\n')).then(|| LineProblem {
-        line: 1,
-        offset: 0,
-        what: "only the blanks reserved when the run began: it never ended (Hercules killed?)"
-            .into(),
-    })
-}
-
-/// Short, printable excerpt of a damaged line for messages.
-pub(crate) fn excerpt(line: &str) -> String {
-    let t: String = line.chars().take(60).collect();
-    if line.chars().count() > 60 {
-        format!("'{t}...'")
-    } else {
-        format!("'{t}'")
-    }
-}
+pub mod text;
+pub mod time;
+pub mod writer;

@@ -1,11 +1,11 @@
 //! Unit tests of the sampling facility.
 
 use super::*;
-use crate::alerts::AlertBits;
-use crate::cpu::CpuView;
-use crate::model::MachineModel;
-use crate::pgm::{Cc, ProgramException};
-use crate::storage::{AbsAddr, GuestStorage, MemStorage};
+use crate::arch::alerts::AlertBits;
+use crate::arch::cpu::CpuView;
+use crate::arch::model::MachineModel;
+use crate::arch::pgm::{Cc, ProgramException};
+use crate::arch::storage::{AbsAddr, GuestStorage, MemStorage};
 
 fn model() -> MachineModel {
     MachineModel::for_machine_type(0x2097)
@@ -427,17 +427,21 @@ impl GuestStorage for RacingStorage {
     fn size(&self) -> u64 {
         self.mem.size()
     }
-    fn read(&self, addr: AbsAddr, buf: &mut [u8]) -> Result<(), crate::storage::StorageError> {
+    fn read(
+        &self,
+        addr: AbsAddr,
+        buf: &mut [u8],
+    ) -> Result<(), crate::arch::storage::StorageError> {
         self.mem.read(addr, buf)
     }
-    fn write(&self, addr: AbsAddr, data: &[u8]) -> Result<(), crate::storage::StorageError> {
+    fn write(&self, addr: AbsAddr, data: &[u8]) -> Result<(), crate::arch::storage::StorageError> {
         self.mem.write(addr, data)
     }
     fn update16(
         &self,
         addr: AbsAddr,
         f: &mut dyn FnMut([u8; 16]) -> [u8; 16],
-    ) -> Result<(), crate::storage::StorageError> {
+    ) -> Result<(), crate::arch::storage::StorageError> {
         let pending = self.cdsg.lock().take();
         if let Some((at, cdsg)) = pending {
             if at == addr.0 {

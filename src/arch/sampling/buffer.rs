@@ -6,7 +6,7 @@
 //! Every layout here is encoded and decoded explicitly, big-endian, as the architecture stores
 //! it; the update process ([`super::update`]) only works with these types.
 
-use crate::storage::AbsAddr;
+use crate::arch::storage::AbsAddr;
 use bitflags::bitflags;
 use thiserror::Error;
 

@@ -1,7 +1,8 @@
 //! Guest main storage of the running Hercules, reached through the glue's host services.
 
-use crate::glue::hcpumf_host;
-use crate::storage::{AbsAddr, GuestStorage, StorageError};
+use crate::arch::storage::{AbsAddr, GuestStorage, StorageError};
+use crate::host::glue::hcpumf_host;
+use crate::host::services::host;
 
 /// Hercules' main storage: origin and size as reported by the glue.
 pub struct HostStorage<'a> {
@@ -21,6 +22,13 @@ impl<'a> HostStorage<'a> {
             return None;
         }
         Some(HostStorage { host, base, size })
+    }
+}
+
+impl HostStorage<'static> {
+    /// The running Hercules' main storage (None outside Hercules).
+    pub fn current() -> Option<HostStorage<'static>> {
+        host().and_then(HostStorage::new)
     }
 }
 

@@ -3,11 +3,10 @@
 //!
 //! The model is chosen from the CPU-ID machine type Hercules reports through STIDP so that
 //! Linux's counter tables (selected by machine type and CFVN/CSVN) line up, and can be changed
-//! by module parameters or the `hcpumf set` console command. It is read lock-free on the
-//! instruction path through [`current`].
+//! by module parameters or the `hcpumf set` console command ([`MachineModel::apply_settings`]).
+//! The model in force is kept by the host (`host::model::current`); everything here is pure.
 
 use bitflags::bitflags;
-use std::sync::atomic::{AtomicPtr, Ordering};
 
 bitflags! {
     /// Counter-set bits as they appear in the QCTRI authorization/enable/activation halfwords
@@ -252,31 +251,152 @@ impl MachineModel {
     }
 }
 
+impl MachineModel {
+    /// One line describing the model (the load banner, `hcpumf set` and `hcpumf status`).
+    pub fn summary(&self) -> String {
+        let m = self;
+        format!(
+            "machine type {:04X}, CFVN {} CSVN {}, CPU speed {} cycles/us, facilities 40 67 68 142, \
+             counter sets {} (authorized {}), sampling {}{} interval {}..{} cycles, {}",
+            m.machine_type,
+            m.cfvn,
+            m.csvn,
+            m.cpu_speed,
+            sets_text(m.installed_sets()),
+            sets_text(m.counter_authorization),
+            if m.basic_sampling_authorized {
+                "basic"
+            } else {
+                "-"
+            },
+            if m.diagnostic_sampling_authorized {
+                "+diagnostic"
+            } else {
+                ""
+            },
+            m.min_sampling_interval,
+            m.max_sampling_interval,
+            if m.all_architectures {
+                "all architectures"
+            } else {
+                "z/Architecture only"
+            }
+        )
+    }
+
+    /// Apply operator settings (`hcpumf set`, `HCPUMF_OPTIONS`: `model=`, `speed=`, `cfvn=`,
+    /// `csvn=`, `extended=`, `cgroups=`, `archs=`, `timestamp=`); nothing changes on error.
+    pub fn apply_settings(&mut self, words: &[String]) -> Result<(), String> {
+        let mut n = self.clone();
+        for w in words {
+            let Some((k, v)) = w.split_once('=') else {
+                return Err(format!("'{w}' is not KEY=VALUE"));
+            };
+            let k = k.to_ascii_lowercase();
+            match k.as_str() {
+                "model" | "type" => {
+                    let t = u16::from_str_radix(v.trim_start_matches("0x"), 16)
+                        .map_err(|_| format!("model '{v}' is not a 4-digit hex machine type"))?;
+                    let keep = (n.cpu_speed, n.all_architectures);
+                    n = MachineModel::for_machine_type(t);
+                    n.all_architectures = keep.1;
+                }
+                "speed" => {
+                    let s = parse_num(v)?;
+                    if !(1..=1_000_000).contains(&s) {
+                        return Err("speed must be 1..1000000 cycles per microsecond".into());
+                    }
+                    n.set_cpu_speed(s as u32);
+                }
+                "cfvn" => {
+                    let c = parse_num(v)?;
+                    if c != 1 && c != 3 {
+                        return Err(
+                            "cfvn must be 1 or 3 (the defined counter first versions)".into()
+                        );
+                    }
+                    n.cfvn = c as u16;
+                }
+                "csvn" => {
+                    let c = parse_num(v)?;
+                    if !(1..=8).contains(&c) {
+                        return Err("csvn must be 1..8".into());
+                    }
+                    n.csvn = c as u16;
+                    n.extended_counters = n.max_extended_counters();
+                }
+                "extended" => {
+                    let c = parse_num(v)?;
+                    if c > u64::from(n.max_extended_counters()) {
+                        return Err(format!(
+                            "extended must be 0..{} for CSVN {}",
+                            n.max_extended_counters(),
+                            n.csvn
+                        ));
+                    }
+                    n.extended_counters = c as u16;
+                }
+                "cgroups" => {
+                    let c = parse_num(v)?;
+                    if c > 1 {
+                        return Err("cgroups must be 0 (not installed) or 1".into());
+                    }
+                    n.coprocessor_groups = c as u16;
+                }
+                "archs" => match v.to_ascii_lowercase().as_str() {
+                    "z" => n.all_architectures = false,
+                    "all" => n.all_architectures = true,
+                    _ => return Err("archs must be z or all".into()),
+                },
+                "timestamp" => match v.to_ascii_lowercase().as_str() {
+                    "stck" => n.stcke_timestamps = false,
+                    "stcke" => n.stcke_timestamps = true,
+                    _ => return Err("timestamp must be stck or stcke".into()),
+                },
+                _ => return Err(format!("unknown keyword '{k}'")),
+            }
+        }
+        *self = n;
+        Ok(())
+    }
+}
+
+/// A decimal or 0x-prefixed hexadecimal number.
+pub fn parse_num(v: &str) -> Result<u64, String> {
+    let r = if let Some(h) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16)
+    } else {
+        v.parse::<u64>()
+    };
+    r.map_err(|_| format!("'{v}' is not a number"))
+}
+
+/// Counter sets as the console and the HIS messages show them (B,P,C,E,MT,CG).
+pub fn sets_text(s: CounterSets) -> String {
+    let mut v = Vec::new();
+    for (bit, name) in [
+        (CounterSets::BASIC, "B"),
+        (CounterSets::PROBLEM_STATE, "P"),
+        (CounterSets::CRYPTO, "C"),
+        (CounterSets::EXTENDED, "E"),
+        (CounterSets::MT_DIAG, "MT"),
+        (CounterSets::COPROCESSOR_GROUP, "CG"),
+    ] {
+        if s.contains(bit) {
+            v.push(name);
+        }
+    }
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(",")
+    }
+}
+
 impl Default for MachineModel {
     fn default() -> Self {
         MachineModel::for_machine_type(0x2097)
     }
-}
-
-static CURRENT: AtomicPtr<MachineModel> = AtomicPtr::new(std::ptr::null_mut());
-
-/// The model in force. Lock-free; replaced models are intentionally leaked (they change only
-/// on operator command, a handful of times per run) so that readers never see a freed model.
-pub fn current() -> &'static MachineModel {
-    let p = CURRENT.load(Ordering::Acquire);
-    if p.is_null() {
-        install(MachineModel::default())
-    } else {
-        // SAFETY: non-null pointers stored in CURRENT come from Box::leak and are never freed.
-        unsafe { &*p }
-    }
-}
-
-/// Put a new model in force and return it.
-pub fn install(model: MachineModel) -> &'static MachineModel {
-    let leaked: &'static mut MachineModel = Box::leak(Box::new(model));
-    CURRENT.store(leaked, Ordering::Release);
-    leaked
 }
 
 #[cfg(test)]
@@ -318,5 +438,18 @@ mod tests {
         assert_eq!(CounterSet::of_counter(287), Some(CounterSet::Extended));
         assert_eq!(CounterSet::of_counter(448), Some(CounterSet::MtDiagnostic));
         assert_eq!(CounterSet::of_counter(496), None);
+    }
+
+    #[test]
+    fn bad_settings_change_nothing() {
+        let mut m = MachineModel::default();
+        let before = m.clone();
+        let words = vec!["speed=1000".to_string(), "bogus=1".to_string()];
+        assert!(m.apply_settings(&words).is_err());
+        assert_eq!(m, before);
+        assert!(m.apply_settings(&["speed=0".to_string()]).is_err());
+        assert!(m.apply_settings(&["csvn=9".to_string()]).is_err());
+        assert!(m.apply_settings(&["speed=1000".to_string()]).is_ok());
+        assert_eq!(m.cpu_speed, 1000);
     }
 }

@@ -1,20 +1,25 @@
-//! The C ABI hooks Hercules' glue calls (declared in the generated `include/hcpumf.h`).
+//! The C ABI hooks the glue calls on CPU threads (declared in the generated
+//! `include/hcpumf.h`): the instructions, the tick, problem-state switches, alerts for
+//! waiting CPUs, STFLE, SIGP, resets and the CPACF accounting. The module's life cycle and
+//! the console command are `crate::plugin`'s.
 //!
-//! Every hook catches panics: a Rust panic must never unwind into Hercules. A hook that
-//! panicked logs `HHCMF999E` and answers conservatively (no state change, cc 3).
+//! Every hook catches panics ([`guarded`]): a Rust panic must never unwind into Hercules. A
+//! hook that panicked logs `HHCMF999E` and answers conservatively (no state change, cc 3).
 
-use crate::cpu::{Arch, CpuView};
-use crate::engine::{self, Operands};
-use crate::glue::{hcpumf_hdl, hcpumf_host, hcpumf_result, hcpumf_view};
-use crate::runtime;
-use std::ffi::{c_char, c_void, CStr};
+use crate::arch::cpu::{Arch, CpuView};
+use crate::arch::instructions::{precheck, Operands};
+use crate::host::glue::{hcpumf_result, hcpumf_view};
+use crate::host::meter::RawCounts;
+use crate::host::services::log;
+use crate::host::{crypto, instructions, model, resets, state, tick};
+use std::ffi::{c_char, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-fn guarded<T>(what: &str, default: T, f: impl FnOnce() -> T) -> T {
+pub fn guarded<T>(what: &str, default: T, f: impl FnOnce() -> T) -> T {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(v) => v,
         Err(_) => {
-            runtime::log(&format!(
+            log(&format!(
                 "HHCMF999E hcpumf internal error in {what}; the request was ignored"
             ));
             default
@@ -43,8 +48,8 @@ pub fn to_view(v: &hcpumf_view) -> CpuView {
     }
 }
 
-fn raw_counts(v: &hcpumf_view) -> crate::runtime::RawCounts {
-    crate::runtime::RawCounts {
+fn raw_counts(v: &hcpumf_view) -> RawCounts {
+    RawCounts {
         instcount: v.instcount,
         prevcount: v.prevcount,
         waitsig: v.waitsig,
@@ -60,33 +65,6 @@ fn operands(v: &hcpumf_view) -> Operands {
     }
 }
 
-/// Called by the glue's `hdl_init`: remember the host services, choose the machine model,
-/// start the sampler and print the banner. Returns 0.
-///
-/// # Safety
-/// `host` must point to the glue's host-services table, valid until [`hcpumf_unload`].
-#[no_mangle]
-pub unsafe extern "C" fn hcpumf_load(host: *const hcpumf_host) -> i32 {
-    guarded("load", 1, || {
-        runtime::set_host(host);
-        crate::console::load_model();
-        runtime::start_scheduler();
-        crate::console::banner();
-        0
-    })
-}
-
-/// Called by the glue's `hdl_fini`: stop the sampler thread and forget the host.
-#[no_mangle]
-pub extern "C" fn hcpumf_unload() {
-    guarded("unload", (), || {
-        runtime::stop_scheduler();
-        crate::console::shutdown();
-        runtime::log("HHCMF001I hcpumf unloaded");
-        runtime::clear_host();
-    })
-}
-
 /// Operation and privileged-operation checks before the operand is touched. Returns the
 /// program-interruption code or 0.
 ///
@@ -99,7 +77,7 @@ pub unsafe extern "C" fn hcpumf_precheck(opcode: u32, v: *const hcpumf_view) -> 
         let Some(v) = (unsafe { v.as_ref() }) else {
             return 0;
         };
-        match engine::precheck(opcode, &to_view(v)) {
+        match precheck(model::current(), opcode, &to_view(v)) {
             Ok(()) => 0,
             Err(e) => e.code(),
         }
@@ -139,7 +117,7 @@ pub unsafe extern "C" fn hcpumf_execute(
             unsafe { std::slice::from_raw_parts(operand, len as usize) }
         };
         let view = to_view(v);
-        match engine::execute(opcode, &view, &operands(v), bytes, raw_counts(v)) {
+        match instructions::execute(opcode, &view, &operands(v), bytes, raw_counts(v)) {
             Ok(out) => {
                 res.cc = out.cc.map(|c| c as i8).unwrap_or(-1);
                 if let Some(r1) = out.r1 {
@@ -158,7 +136,7 @@ pub unsafe extern "C" fn hcpumf_execute(
     })
 }
 
-/// The CPU's tick (see `engine::tick`). Returns 1 with `*param` set when the glue must
+/// The CPU's tick (see `host::tick`). Returns 1 with `*param` set when the glue must
 /// present the measurement alert now.
 ///
 /// # Safety
@@ -170,7 +148,7 @@ pub unsafe extern "C" fn hcpumf_tick(v: *const hcpumf_view, param: *mut u32) -> 
         let (Some(v), Some(param)) = (unsafe { v.as_ref() }, unsafe { param.as_mut() }) else {
             return 0;
         };
-        match engine::tick(&to_view(v), raw_counts(v), v.prefix, v.cr1) {
+        match tick::tick(&to_view(v), raw_counts(v), v.prefix, v.cr1) {
             Some(p) => {
                 *param = p;
                 1
@@ -185,7 +163,7 @@ pub unsafe extern "C" fn hcpumf_tick(v: *const hcpumf_view, param: *mut u32) -> 
 #[no_mangle]
 pub extern "C" fn hcpumf_watching(cpu: u16) -> i32 {
     guarded("watching", 0, || {
-        crate::runtime::cpu(cpu)
+        state::cpu(cpu)
             .map(|st| {
                 i32::from(
                     st.schedule
@@ -213,7 +191,10 @@ pub unsafe extern "C" fn hcpumf_state_change(v: *const hcpumf_view, next: i32) {
                 1 => Some(true),
                 _ => None,
             };
-            crate::runtime::account_switch(&to_view(v), raw_counts(v), false, next);
+            if let Some(st) = state::cpu(v.cpu) {
+                st.meter
+                    .account_now(raw_counts(v), v.problem != 0, false, next);
+            }
         }
     })
 }
@@ -231,10 +212,10 @@ pub unsafe extern "C" fn hcpumf_alert_for_waiting(v: *const hcpumf_view, param: 
             return 0;
         };
         let view = to_view(v);
-        let Some(st) = runtime::cpu(view.cpu) else {
+        let Some(st) = state::cpu(view.cpu) else {
             return 0;
         };
-        match engine::deliverable(st, &view) {
+        match st.alerts.take_deliverable(&view) {
             Some(p) => {
                 *param = p;
                 1
@@ -262,8 +243,7 @@ pub unsafe extern "C" fn hcpumf_facility_list(
         }
         // SAFETY: the glue's buffer holds `cap` bytes.
         let buf = unsafe { std::slice::from_raw_parts_mut(list, cap) };
-        crate::console::facility_list(buf, len.max(0) as usize, Arch::from_u32(u32::from(arch)))
-            as i32
+        crate::arch::facility_list(buf, len.max(0) as usize, Arch::from_u32(u32::from(arch))) as i32
     })
 }
 
@@ -277,7 +257,7 @@ pub unsafe extern "C" fn hcpumf_sigp(v: *const hcpumf_view, order: u8, target: u
     guarded("reset", (), || {
         // SAFETY: the glue passes its stack view.
         if let Some(v) = unsafe { v.as_ref() } {
-            crate::console::sigp(&to_view(v), order, target);
+            resets::sigp(&to_view(v), order, target);
         }
     })
 }
@@ -287,7 +267,7 @@ pub unsafe extern "C" fn hcpumf_sigp(v: *const hcpumf_view, order: u8, target: u
 #[no_mangle]
 pub extern "C" fn hcpumf_system_reset(cpu: u16, started: i32) {
     guarded("reset", (), || {
-        crate::console::system_reset_hook(cpu, started != 0);
+        resets::system_reset_hook(cpu, started != 0);
     })
 }
 
@@ -306,129 +286,20 @@ pub unsafe extern "C" fn hcpumf_command_seen(word: *const c_char) {
                 .to_string_lossy()
                 .into_owned()
         };
-        crate::console::command_seen(&w);
+        resets::command_seen(&w);
     })
 }
 
 /// A CPACF instruction is about to run on `cpu` (`opcode`, function code `fc`).
 #[no_mangle]
 pub extern "C" fn hcpumf_crypto_begin(cpu: u16, opcode: u32, fc: u32) {
-    guarded("crypto", (), || crate::crypto::begin(cpu, opcode, fc))
+    guarded("crypto", (), || crypto::begin(cpu, opcode, fc))
 }
 
 /// The CPACF instruction finished after `ns` nanoseconds of CPU time.
 #[no_mangle]
 pub extern "C" fn hcpumf_crypto_end(cpu: u16, opcode: u32, fc: u32, ns: u64) {
-    guarded("crypto", (), || crate::crypto::end(cpu, opcode, fc, ns))
-}
-
-/// A console command whose first word is `hcpumf`.
-///
-/// # Safety
-/// `argv` must hold `argc` NUL-terminated strings.
-#[no_mangle]
-pub unsafe extern "C" fn hcpumf_command(
-    argc: i32,
-    argv: *const *const c_char,
-    cmdline: *const c_char,
-) {
-    let _ = cmdline;
-    guarded("command", (), || {
-        let mut args = Vec::new();
-        for i in 0..argc.max(0) as usize {
-            // SAFETY: the glue passes Hercules' parsed argument vector of `argc` strings.
-            let p = unsafe { *argv.add(i) };
-            if p.is_null() {
-                break;
-            }
-            // SAFETY: each argument is NUL-terminated.
-            args.push(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned());
-        }
-        crate::console::command(&args);
-    })
-}
-
-static HDL: std::sync::atomic::AtomicPtr<hcpumf_hdl> =
-    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
-
-fn hdl() -> Option<&'static hcpumf_hdl> {
-    // SAFETY: the pointer is the glue's static section table, registered by its constructor
-    // and valid for the life of the loaded module.
-    unsafe { HDL.load(std::sync::atomic::Ordering::Acquire).as_ref() }
-}
-
-/// Called by the glue's constructor: its HDL sections.
-///
-/// # Safety
-/// `sections` must point to a static table.
-#[no_mangle]
-pub unsafe extern "C" fn hcpumf_register_hdl(sections: *const hcpumf_hdl) {
-    HDL.store(
-        sections as *mut hcpumf_hdl,
-        std::sync::atomic::Ordering::Release,
-    );
-}
-
-/// HDL dependency section (structure sizes and versions must match Hercules').
-///
-/// # Safety
-/// Called by Hercules' HDL loader with its version-check callback.
-#[no_mangle]
-pub unsafe extern "C" fn hdl_depc(vers: *mut c_void) -> i32 {
-    match hdl().and_then(|h| h.depc) {
-        // SAFETY: forwards Hercules' argument to the glue's section.
-        Some(f) => unsafe { f(vers) },
-        None => 1,
-    }
-}
-
-/// HDL resolver section.
-///
-/// # Safety
-/// Called by Hercules' HDL loader.
-#[no_mangle]
-pub unsafe extern "C" fn hdl_reso(fent: *mut c_void) {
-    if let Some(f) = hdl().and_then(|h| h.reso) {
-        // SAFETY: forwards Hercules' argument to the glue's section.
-        unsafe { f(fent) }
-    }
-}
-
-/// HDL registration section (hooks, console command, start of the plugin).
-///
-/// # Safety
-/// Called by Hercules' HDL loader.
-#[no_mangle]
-pub unsafe extern "C" fn hdl_init(regi: *mut c_void) {
-    if let Some(f) = hdl().and_then(|h| h.init) {
-        // SAFETY: forwards Hercules' argument to the glue's section.
-        unsafe { f(regi) }
-    }
-}
-
-/// HDL instruction section (the CPU-measurement opcodes).
-///
-/// # Safety
-/// Called by Hercules' HDL loader.
-#[no_mangle]
-pub unsafe extern "C" fn hdl_dins(dins: *mut c_void) {
-    if let Some(f) = hdl().and_then(|h| h.dins) {
-        // SAFETY: forwards Hercules' argument to the glue's section.
-        unsafe { f(dins) }
-    }
-}
-
-/// HDL final section (rmmod and shutdown).
-///
-/// # Safety
-/// Called by Hercules' HDL loader.
-#[no_mangle]
-pub unsafe extern "C" fn hdl_fini() -> i32 {
-    match hdl().and_then(|h| h.fini) {
-        // SAFETY: calls the glue's final section.
-        Some(f) => unsafe { f() },
-        None => 0,
-    }
+    guarded("crypto", (), || crypto::end(cpu, opcode, fc, ns))
 }
 
 #[cfg(test)]
@@ -455,7 +326,6 @@ mod tests {
             );
             assert_eq!(hcpumf_tick(std::ptr::null(), std::ptr::null_mut()), 0);
             assert_eq!(hcpumf_facility_list(std::ptr::null_mut(), 0, 16, 2), 16);
-            hcpumf_command(0, std::ptr::null(), std::ptr::null());
         }
     }
 

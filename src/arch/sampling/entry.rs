@@ -2,8 +2,8 @@
 //! Data Entry", "Combined-Sampling Data Entry"): the basic-sampling data entry (BSDE) of format
 //! 0001 and the emulator's diagnostic-sampling data entry (DSDE) of format 8001.
 
-use crate::cpu::CpuView;
-use crate::model::MachineModel;
+use crate::arch::cpu::CpuView;
+use crate::arch::model::MachineModel;
 use bitflags::bitflags;
 use thiserror::Error;
 
@@ -323,7 +323,7 @@ mod tests {
             tod: 0xAABB_CCDD_EEFF_0011,
             inst: [0xB2, 0x87, 0x10, 0x00, 0xEE, 0xEE],
             ilen: 4,
-            meter: crate::cpu::MeterReading {
+            meter: crate::arch::cpu::MeterReading {
                 instructions: 1000,
                 cpu_ns: 2000,
                 problem_instructions: 300,

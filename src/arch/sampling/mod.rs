@@ -11,7 +11,7 @@
 //! [`CpuSampling`] holds one CPU's sampling control registers in atomics: the CPU's own thread
 //! runs the instructions and the update process, the console changes authorizations.
 //!
-//! All guest storage is reached through [`GuestStorage`](crate::storage::GuestStorage)
+//! All guest storage is reached through [`GuestStorage`](crate::arch::storage::GuestStorage)
 //! (bounds-checked; an address the configuration does not have is an *invalid entry
 //! address*), and the first 16 bytes of a trailer are only ever changed with an interlocked
 //! update, so that a guest resetting them with COMPARE DOUBLE AND SWAP on another CPU (as Linux

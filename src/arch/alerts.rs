@@ -2,6 +2,7 @@
 //! "Measurement Alert"): code 1407 hex, a 32-bit parameter at real locations 128-131, one
 //! pending request per CPU that merges events until it is presented or cleared.
 
+use crate::arch::cpu::CpuView;
 use bitflags::bitflags;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -68,6 +69,35 @@ impl PendingAlerts {
     pub fn clear_all(&self) {
         self.0.store(0, Ordering::Release);
     }
+
+    /// Apply SA23-2260's clearing rules: the sampling events are cleared when no sampling
+    /// function is enabled, the loss of CPU counter data when no non-MT counter set is
+    /// enabled (authorization changes stay pending).
+    pub fn settle(&self, sampling_enabled: bool, counters_enabled: bool) {
+        if !sampling_enabled {
+            self.clear(AlertBits::CLEARED_WHEN_SAMPLING_DISABLED);
+        }
+        if !counters_enabled {
+            self.clear(AlertBits::CLEARED_WHEN_COUNTERS_DISABLED);
+        }
+    }
+
+    /// Take the pending request if the CPU `view` describes is enabled for it: PSW external
+    /// mask and CR0 bit 58 (SA23-2260, Measurement Alert), and no external interruption of
+    /// higher priority is pending and enabled (SA23-2260, External Interruption: the
+    /// measurement alert comes last). Returns the interruption parameter; a deferred request
+    /// stays pending.
+    pub fn take_deliverable(&self, view: &CpuView) -> Option<u32> {
+        if self.pending().is_empty()
+            || !view.ext_mask
+            || !view.measurement_alert_enabled()
+            || view.higher_external_pending
+        {
+            return None;
+        }
+        let bits = self.take();
+        (!bits.is_empty()).then(|| bits.bits())
+    }
 }
 
 #[cfg(test)]
@@ -96,5 +126,57 @@ mod tests {
         p.clear(AlertBits::CLEARED_WHEN_SAMPLING_DISABLED);
         assert_eq!(p.take(), AlertBits::COUNTER_AUTH_CHANGE);
         assert!(p.take().is_empty());
+    }
+
+    fn enabled() -> CpuView {
+        CpuView {
+            ext_mask: true,
+            cr0: 0x20, // CR0 bit 58: measurement-alert subclass mask
+            ..Default::default()
+        }
+    }
+
+    /// SA23-2260, External Interruption: the measurement alert has the lowest priority, so
+    /// a pending alert waits while a higher-priority external interruption is pending and
+    /// enabled, and is taken (all events merged) once it is not.
+    #[test]
+    fn the_alert_waits_for_higher_priority_external_interruptions() {
+        let p = PendingAlerts::default();
+        p.raise(AlertBits::PROGRAM_REQUEST);
+        p.raise(AlertBits::LOSS_OF_SAMPLE_DATA);
+        let busy = CpuView {
+            higher_external_pending: true,
+            ..enabled()
+        };
+        assert_eq!(p.take_deliverable(&busy), None);
+        assert_eq!(
+            p.pending(),
+            AlertBits::PROGRAM_REQUEST | AlertBits::LOSS_OF_SAMPLE_DATA
+        );
+        let param = p.take_deliverable(&enabled()).expect("presented");
+        assert_eq!(
+            param,
+            (AlertBits::PROGRAM_REQUEST | AlertBits::LOSS_OF_SAMPLE_DATA).bits()
+        );
+        assert!(p.pending().is_empty());
+    }
+
+    /// SA23-2260, Measurement Alert: held pending while the PSW external mask or CR0 bit 58
+    /// is off.
+    #[test]
+    fn the_alert_needs_the_external_mask_and_the_subclass_mask() {
+        let p = PendingAlerts::default();
+        p.raise(AlertBits::PROGRAM_REQUEST);
+        let no_mask = CpuView {
+            ext_mask: false,
+            ..enabled()
+        };
+        let no_subclass = CpuView {
+            cr0: 0,
+            ..enabled()
+        };
+        assert_eq!(p.take_deliverable(&no_mask), None);
+        assert_eq!(p.take_deliverable(&no_subclass), None);
+        assert_eq!(p.pending(), AlertBits::PROGRAM_REQUEST);
     }
 }

@@ -12,10 +12,10 @@ use super::buffer::{
 };
 use super::entry::data_entry;
 use super::{BufferSize, CpuSampling, SamplingControls};
-use crate::alerts::AlertBits;
-use crate::cpu::CpuView;
-use crate::model::MachineModel;
-use crate::storage::{AbsAddr, GuestStorage};
+use crate::arch::alerts::AlertBits;
+use crate::arch::cpu::CpuView;
+use crate::arch::model::MachineModel;
+use crate::arch::storage::{AbsAddr, GuestStorage};
 use std::sync::atomic::Ordering;
 use thiserror::Error;
 
@@ -289,7 +289,7 @@ enum Step {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::MemStorage;
+    use crate::arch::storage::MemStorage;
 
     fn setup(tear: u64, dear: u64, entries: &[(u64, u64)]) -> (CpuSampling, MemStorage) {
         let m = MachineModel::for_machine_type(0x2097);

@@ -4,9 +4,9 @@
 
 use super::buffer::{Dear, Tear};
 use super::CpuSampling;
-use crate::alerts::AlertBits;
-use crate::model::MachineModel;
-use crate::pgm::{Cc, ProgramException};
+use crate::arch::alerts::AlertBits;
+use crate::arch::model::MachineModel;
+use crate::arch::pgm::{Cc, ProgramException};
 use bitflags::bitflags;
 use std::sync::atomic::Ordering;
 

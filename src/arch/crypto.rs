@@ -1,11 +1,8 @@
-//! Crypto-activity counters fed by the CPACF instructions the guest issues (SA23-2260,
-//! Crypto-Activity Counter Set and Coprocessor-Group Counter Set). The glue wraps KIMD, KLMD,
-//! KM, KMC and KMAC and passes through to Hercules' own implementation; here the function
-//! code decides which coprocessor function was used.
+//! Which coprocessor function a CPACF instruction uses (SA23-2260, Crypto-Activity Counter
+//! Set and Coprocessor-Group Counter Set): the function code decides. The host counts the
+//! instructions the glue wraps (`host::crypto`).
 
-use crate::counter::CryptoFunction;
-use crate::model;
-use crate::runtime;
+use crate::arch::counter::CryptoFunction;
 
 /// The coprocessor function of an instruction and function code (modifier bit masked off).
 /// Query (function code 0) uses no coprocessor and is not counted.
@@ -31,32 +28,6 @@ pub fn classify(opcode: u32, fc: u32) -> Option<CryptoFunction> {
         },
         _ => None,
     }
-}
-
-/// A CPACF instruction starts (nothing to do: the emulated coprocessor is never busy with
-/// another CPU's work, so no function is ever blocked).
-pub fn begin(_cpu: u16, _opcode: u32, _fc: u32) {}
-
-/// A CPACF instruction took `ns` nanoseconds of CPU time.
-pub fn end(cpu: u16, opcode: u32, fc: u32, ns: u64) {
-    let Some(kind) = classify(opcode, fc) else {
-        return;
-    };
-    let Some(st) = runtime::cpu(cpu) else { return };
-    let speed = u128::from(model::current().cpu_speed);
-    let cycles = (u128::from(ns) * speed / 1000).min(u128::from(u64::MAX)) as u64;
-    st.counters.crypto_event(kind, cycles, false, 0);
-    // Host-side totals (HIS runs) in crypto-counter order: four counters per function.
-    let base = match kind {
-        CryptoFunction::Prng => 0,
-        CryptoFunction::Sha => 4,
-        CryptoFunction::Dea => 8,
-        CryptoFunction::Aes => 12,
-        CryptoFunction::Ecc => 16,
-    };
-    st.crypto_totals[base].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    st.crypto_totals[base + 1].fetch_add(cycles, std::sync::atomic::Ordering::Relaxed);
-    runtime::rt().groups.crypto_event(0, kind, cycles, false, 0);
 }
 
 #[cfg(test)]

@@ -1,0 +1,175 @@
+//! The counters of a run: per-CPU snapshots of what the counter sets would show, taken from
+//! the plugin's meters at BEGIN and END (the guest's LCCTL, SCCTR and resets do not change
+//! them), and the `.CNT` text of their deltas.
+
+use crate::arch::model::{CounterSet, CounterSets, MachineModel};
+use crate::his::cnt::{render, CntRun};
+use crate::host::model;
+use crate::host::services::cpu_online;
+use crate::host::state::{rt, CpuState};
+use std::sync::atomic::Ordering;
+use std::time::SystemTime;
+
+/// The CPU counter sets a .CNT can hold, in counter-number order.
+const SETS: [CounterSet; 4] = [
+    CounterSet::Basic,
+    CounterSet::ProblemState,
+    CounterSet::CryptoActivity,
+    CounterSet::Extended,
+];
+
+/// What one CPU's counter sets would show, from the meters.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Snap {
+    instructions: u64,
+    cpu_ns: u64,
+    problem_instructions: u64,
+    problem_ns: u64,
+    crypto: [u64; 20],
+}
+
+impl Snap {
+    /// The CPU's meters now.
+    pub fn of(st: &CpuState) -> Snap {
+        let r = st.meter.reading();
+        let mut s = Snap {
+            instructions: r.instructions,
+            cpu_ns: r.cpu_ns,
+            problem_instructions: r.problem_instructions,
+            problem_ns: r.problem_cpu_ns,
+            crypto: [0; 20],
+        };
+        for (i, c) in st.crypto_totals.iter().enumerate() {
+            s.crypto[i] = c.load(Ordering::Relaxed);
+        }
+        s
+    }
+
+    /// The values of `set` counted from `begin` to `self`.
+    fn delta(&self, begin: &Snap, set: CounterSet, m: &MachineModel) -> Vec<u64> {
+        let cyc = |ns: u64| -> u64 {
+            ((u128::from(ns) * u128::from(m.cpu_speed)) / 1000).min(u128::from(u64::MAX)) as u64
+        };
+        let mut v = vec![0u64; usize::from(m.set_size(set))];
+        match set {
+            CounterSet::Basic => {
+                v[0] = cyc(self.cpu_ns.wrapping_sub(begin.cpu_ns));
+                v[1] = self.instructions.wrapping_sub(begin.instructions);
+            }
+            CounterSet::ProblemState => {
+                v[0] = cyc(self.problem_ns.wrapping_sub(begin.problem_ns));
+                v[1] = self
+                    .problem_instructions
+                    .wrapping_sub(begin.problem_instructions);
+            }
+            CounterSet::CryptoActivity => {
+                for (k, x) in v.iter_mut().enumerate().take(20) {
+                    *x = self.crypto[k].wrapping_sub(begin.crypto[k]);
+                }
+            }
+            _ => {}
+        }
+        v
+    }
+}
+
+/// A run's counters: the snapshots at BEGIN of the CPUs online then.
+pub struct RunCounters {
+    pub sets: CounterSets,
+    /// By CPU address; None: the CPU was not online at BEGIN.
+    pub begin: Vec<Option<Snap>>,
+    pub start_time: SystemTime,
+    pub start_tod: u64,
+}
+
+impl RunCounters {
+    /// Snapshots of every online CPU now.
+    pub fn begin(sets: CounterSets, start_time: SystemTime, start_tod: u64) -> RunCounters {
+        let begin = rt()
+            .cpus
+            .iter()
+            .enumerate()
+            .map(|(i, st)| cpu_online(i as u16).then(|| Snap::of(st)))
+            .collect();
+        RunCounters {
+            sets,
+            begin,
+            start_time,
+            start_tod,
+        }
+    }
+
+    /// The CPUs the run covers.
+    pub fn online(&self) -> usize {
+        self.begin.iter().filter(|b| b.is_some()).count()
+    }
+
+    /// The `.CNT` text at the end of the run.
+    pub fn cnt_text(
+        &self,
+        file_name: &str,
+        command: &str,
+        title: &str,
+        end: (SystemTime, u64),
+        lost_samples: u64,
+    ) -> String {
+        let m = model::current();
+        let mut cpus = Vec::new();
+        for (i, st) in rt().cpus.iter().enumerate() {
+            let Some(b) = self.begin.get(i).copied().flatten() else {
+                continue;
+            };
+            let e = Snap::of(st);
+            let values = SETS
+                .iter()
+                .filter(|s| self.sets.contains(s.bit()))
+                .map(|&s| (s, e.delta(&b, s, m)))
+                .collect();
+            cpus.push((i as u16, values));
+        }
+        render(&CntRun {
+            file_name: file_name.to_string(),
+            command: command.to_string(),
+            title: title.to_string(),
+            machine_type: m.machine_type,
+            cfvn: m.cfvn,
+            csvn: m.csvn,
+            cpu_speed: m.cpu_speed,
+            start: self.start_time,
+            end: end.0,
+            start_tod: self.start_tod,
+            end_tod: end.1,
+            lost_samples,
+            cpus,
+        })
+    }
+}
+
+/// Space to reserve for the .CNT of `cpus` CPUs: the text with zero counters is as long as
+/// the real one (fixed-width values), plus room for the title and command.
+pub fn cnt_reservation(sets: CounterSets, cpus: u64, command: &str) -> u64 {
+    let m = model::current();
+    let values: Vec<(CounterSet, Vec<u64>)> = SETS
+        .iter()
+        .filter(|s| sets.contains(s.bit()))
+        .map(|&s| (s, vec![0u64; usize::from(m.set_size(s))]))
+        .collect();
+    let text = render(&CntRun {
+        file_name: "SYSHISyyyymmdd.hhmmss.xxx.CNT".into(),
+        command: command.to_string(),
+        title: String::new(),
+        machine_type: m.machine_type,
+        cfvn: m.cfvn,
+        csvn: m.csvn,
+        cpu_speed: m.cpu_speed,
+        start: std::time::UNIX_EPOCH,
+        end: std::time::UNIX_EPOCH,
+        start_tod: 0,
+        end_tod: 0,
+        lost_samples: u64::MAX,
+        cpus: (0..cpus.max(1) as u16)
+            .map(|c| (c, values.clone()))
+            .collect(),
+    });
+    text.len() as u64 + 4096
+}

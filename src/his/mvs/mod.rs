@@ -1,0 +1,93 @@
+//! MVS awareness for host-driven collection: the guest program parameter z/OS's dispatcher
+//! would load with LPP (task and home address space), and a HIS `.MAP` built from the
+//! guest's own control blocks, for MVS 3.8J (S/370) and later MVS (ESA/390) guests.
+//!
+//! Control-block offsets ([`blocks`]) are those of the MVS 3.8J macros (IHAPSA, CVT, IHAASVT, IHAASCB,
+//! IHACDE, IHAXTLST), unchanged in later MVS for these fields:
+//! PSA: FLCCVT X'10', PSATOLD X'21C', PSAAOLD X'224'; CVT: CVTNUCB X'80' (lowest address
+//! not in the nucleus), CVTMZ00 X'A4' (highest virtual address), CVTQLPAQ X'BC', CVTLPDIA
+//! X'168' (LPA directory: start of the PLPA), CVTSHRVM X'1A0' (start of the CSA), CVTASVT X'22C';
+//! ASVT: ASVTMAXU X'204', ASVTENTY X'210' (entries with X'80000000' are available);
+//! ASCB: ASCBASID X'24', ASCBJBNI X'AC', ASCBJBNS X'B0'; TCB: TCBJPQ X'2C' (kept in the job
+//! step TCB), TCBJSTCB X'7C' (the job step TCB);
+//! CDE: CDCHAIN X'0', CDNAME X'8', CDENTPT X'10', CDXLMJP X'14', CDATTR X'1C' (CDMIN X'04');
+//! XTLST: length X'8' (high bit ends the list), address X'C'.
+//!
+//! Every pointer is translated and bounds-checked; bad pointers, loops and unmapped storage
+//! end the walk with a note, never a crash.
+
+pub mod blocks;
+pub mod space;
+pub mod walk;
+
+pub use space::{ebcdic_char, Dat, Space};
+pub use walk::{walk, MapFilter};
+
+use crate::arch::cpu::CpuView;
+use crate::arch::storage::GuestStorage;
+use crate::his::map::MapEntry;
+use crate::his::time::{civil, day_of_year, unix_secs};
+use crate::host::model;
+use crate::host::run::last_view;
+use crate::host::storage::HostStorage;
+use blocks::{ASCBASID, PSAAOLD, PSATOLD};
+
+/// The guest program parameter the z/OS dispatcher would load for the running work unit
+/// (z/OS "Sampling function output in a .SMP file"): bit 0 W = 0, bits 8-31 TCB address,
+/// bit 32 S = 0 (task mode), bits 33-47 home ASID, bits 48-63 task token (zero: MVS 3.8J
+/// has none). Zero when the PSA does not lead to a TCB and an ASCB.
+pub fn program_parameter_in(space: &Space) -> u64 {
+    let tcb = space.real_u32(PSATOLD).unwrap_or(0) & 0x00FF_FFFF;
+    let ascb = space.real_u32(PSAAOLD).unwrap_or(0) & 0x7FFF_FFFF;
+    if ascb == 0 {
+        return 0;
+    }
+    let asid = space.u16(u64::from(ascb) + ASCBASID).unwrap_or(0) & 0x7FFF;
+    (u64::from(tcb) << 32) | (u64::from(asid) << 16)
+}
+
+/// Program parameter for a HIS run's sample of the CPU `view` describes (prefix, CR1): the
+/// provider `host::run` calls (`mvs=yes`).
+pub fn program_parameter(storage: &dyn GuestStorage, view: &CpuView, prefix: u64, cr1: u64) -> u64 {
+    program_parameter_in(&Space::of(storage, view, prefix, cr1))
+}
+
+/// The HIS-format .MAP text of the running guest (CPU 0's view), a short note, and the notes
+/// on anything that stopped a walk.
+pub fn map_text(filter: &MapFilter) -> (String, String, Vec<String>) {
+    let (records, notes) = match guest_space_of_cpu0() {
+        Some((recs, notes)) => (filter.apply(recs), notes),
+        None => (Vec::new(), vec!["no CPU or storage to walk".to_string()]),
+    };
+    let m = model::current();
+    let (y, mo, d, h, mi, s) = civil(unix_secs(std::time::SystemTime::now()));
+    let doy = day_of_year(y, mo, d);
+    let mut f = String::new();
+    f.push_str("I SYS HERCULES\n");
+    f.push_str("I OS MVS\n");
+    f.push_str(&format!("I DATE{:02}{:03}\n", y % 100, doy));
+    f.push_str(&format!("I TIME{h:02}{mi:02}{s:02}00\n"));
+    f.push_str("I MAP V1R1\n");
+    // The record layout's: 16 hexadecimal digits per address.
+    f.push_str("I MODE 64-BIT\n");
+    f.push_str(&format!("I MACH0000{:04X}\n", m.machine_type));
+    for r in &records {
+        f.push_str(&r.line());
+        f.push('\n');
+    }
+    for n in &notes {
+        f.push_str(&format!("I NOTE {n}\n"));
+    }
+    let note = format!("{} records, {} notes", records.len(), notes.len());
+    (f, note, notes)
+}
+
+fn guest_space_of_cpu0() -> Option<(Vec<MapEntry>, Vec<String>)> {
+    let storage = HostStorage::current()?;
+    let snap = last_view(0)?;
+    let space = Space::of(&storage, &snap.0, snap.1, snap.2);
+    Some(walk(&space))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,134 @@
+//! The run's writer thread: it appends each CPU's full blocks to its `.SMP.cpu#` file, and
+//! when a write fails (disk full, file too large) cuts the file back to its last whole
+//! block, stops sampling and says so at once.
+
+use crate::his::smp;
+use crate::host::run::{self, Block, BLOCK};
+use crate::host::services::log;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Mutex};
+
+/// What the writer did, returned when its channel closes (the run has ended).
+#[derive(Default)]
+pub struct WriterReport {
+    /// Blocks written per CPU.
+    pub blocks: Vec<u64>,
+    /// The write error that stopped sampling.
+    pub error: Option<String>,
+    /// Samples in blocks that could not be written.
+    pub lost_samples: u64,
+}
+
+/// What the writer of the active run has done, for `his status`: blocks written, and the
+/// write error that stopped sampling; and whether DATALOSS=STOP asks for the run's end.
+static BLOCKS_WRITTEN: AtomicU64 = AtomicU64::new(0);
+static WRITE_ERROR: Mutex<Option<String>> = Mutex::new(None);
+static STOP_REQUESTED: AtomicBool = AtomicBool::new(false);
+
+/// Blocks the active run's writer has written so far.
+pub fn blocks_written() -> u64 {
+    BLOCKS_WRITTEN.load(Ordering::Relaxed)
+}
+
+/// The write error that stopped the active run's sampling, if any.
+pub fn write_error() -> Option<String> {
+    WRITE_ERROR.lock().ok().and_then(|w| w.clone())
+}
+
+/// Has a write failed under DATALOSS=STOP (the run is to end now)?
+pub fn stop_requested() -> bool {
+    STOP_REQUESTED.load(Ordering::Relaxed)
+}
+
+/// Start the writer of run `id`: it appends the blocks that arrive on `rx` to the CPUs'
+/// `.SMP` files (`files`, by CPU address, created at BEGIN) in `dir` until every sender is
+/// gone. `stop_run`: DATALOSS=STOP.
+pub fn spawn(
+    dir: PathBuf,
+    id: String,
+    rx: mpsc::Receiver<Block>,
+    stop_run: bool,
+    files: Vec<Option<File>>,
+) -> std::io::Result<std::thread::JoinHandle<WriterReport>> {
+    BLOCKS_WRITTEN.store(0, Ordering::Relaxed);
+    STOP_REQUESTED.store(false, Ordering::Relaxed);
+    if let Ok(mut w) = WRITE_ERROR.lock() {
+        *w = None;
+    }
+    std::thread::Builder::new()
+        .name("hcpumf-his-writer".into())
+        .spawn(move || writer_loop(&dir, &id, rx, stop_run, files))
+}
+
+fn writer_loop(
+    dir: &Path,
+    id: &str,
+    rx: mpsc::Receiver<Block>,
+    stop_run: bool,
+    mut files: Vec<Option<File>>,
+) -> WriterReport {
+    let mut rep = WriterReport {
+        blocks: vec![0; files.len()],
+        error: None,
+        lost_samples: 0,
+    };
+    while let Ok(Block { cpu, bytes: block }) = rx.recv() {
+        if rep.error.is_some() {
+            rep.lost_samples += samples_in(&block);
+            continue;
+        }
+        let c = usize::from(cpu);
+        if c >= files.len() {
+            continue;
+        }
+        if files[c].is_none() {
+            let p = dir.join(format!("{id}.SMP.{cpu:X}"));
+            match File::create(&p) {
+                Ok(f) => files[c] = Some(f),
+                Err(e) => {
+                    rep.error = Some(format!("cannot create {}: {e}", p.display()));
+                    continue;
+                }
+            }
+        }
+        let Some(f) = files[c].as_mut() else { continue };
+        if let Err(e) = f.write_all(&block) {
+            // Keep the file whole up to the last complete block, stop sampling (further
+            // blocks could not be written) and say so now.
+            let _ = f.set_len(rep.blocks[c] * BLOCK as u64);
+            rep.lost_samples += samples_in(&block);
+            run::stop_sampling();
+            let e = format!(
+                "writing {id}.SMP.{cpu:X}: {e}; sampling stopped, every .SMP file complete up \
+                 to its last full block ({} blocks in {id}.SMP.{cpu:X}), counters go on until END",
+                rep.blocks[c]
+            );
+            log(&format!("HHCMF045W hcpumf his: {e}"));
+            if let Ok(mut w) = WRITE_ERROR.lock() {
+                *w = Some(e.clone());
+            }
+            rep.error = Some(e);
+            if stop_run {
+                // DATALOSS=STOP: the run's timer ends the run at once.
+                STOP_REQUESTED.store(true, Ordering::Relaxed);
+            }
+        } else {
+            rep.blocks[c] += 1;
+            BLOCKS_WRITTEN.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    for f in files.iter_mut().flatten() {
+        let _ = f.flush();
+    }
+    rep
+}
+
+/// Basic samples in a block (what a block that could not be written loses).
+fn samples_in(block: &[u8]) -> u64 {
+    let mut sum = smp::ScanSummary::default();
+    smp::scan_block(block, 0, &mut sum, &mut |_| {});
+    sum.samples + sum.invalid
+}

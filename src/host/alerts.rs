@@ -1,0 +1,33 @@
+//! Delivering measurement alerts (SA23-2260, "Measurement Alert"): events raised on a CPU
+//! from any thread reach it at its next tick, or through the glue when it waits.
+
+use crate::arch::alerts::AlertBits;
+use crate::host::sampler::{schedule, wall_ns};
+use crate::host::services::host;
+use crate::host::state::{cpu, CpuState};
+
+/// Apply SA23-2260's clearing rules to the CPU's pending request (see
+/// [`PendingAlerts::settle`](crate::arch::alerts::PendingAlerts::settle)).
+pub fn settle_alerts(st: &CpuState) {
+    st.alerts
+        .settle(st.sampling.any_enabled(), st.counters.any_enabled());
+}
+
+/// Raise alert events on a CPU and make sure it gets a chance to take them (running CPUs at
+/// their next tick, CPUs in an enabled wait through the glue).
+pub fn raise_alert(cpu_no: u16, bits: AlertBits) {
+    let Some(st) = cpu(cpu_no) else { return };
+    if bits.is_empty() {
+        return;
+    }
+    st.alerts.raise(bits);
+    settle_alerts(st);
+    if st.alerts.pending().is_empty() {
+        return;
+    }
+    schedule(cpu_no, wall_ns());
+    if let Some(kick) = host().and_then(|h| h.kick_waiting) {
+        // SAFETY: the glue takes the interrupt lock and checks the CPU itself.
+        unsafe { kick(cpu_no) };
+    }
+}

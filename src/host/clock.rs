@@ -1,0 +1,284 @@
+//! The per-CPU sampling clocks: when a sample is due, in CPU time (SA23-2260, "Sampling
+//! Interval Register"). Each CPU has two: the guest's (LSCTL) and the host run's (HIS).
+
+use crate::host::meter::bump;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Intervals a sampling clock catches up, one per tick, before it gives up and resynchronizes.
+pub const MAX_CATCH_UP: u64 = 64;
+
+/// A per-CPU sampling timer counting CPU time (SA23-2260 "Sampling Interval Register": the
+/// average number of CPU cycles within each sampling interval).
+///
+/// It keeps its phase (the due time advances by exactly one interval per sample, so the
+/// average rate is exact) and learns how late the scheduler's wake-ups arrive, asking for
+/// them that much earlier; a sample is taken when the tick comes within that margin of the
+/// due time. Samples are therefore evenly spread with a jitter of about one wake-up latency.
+/// A tick that comes more than an interval late takes one sample and the clock catches up
+/// with the following ticks (one sample per tick, each of the instruction the CPU has then
+/// reached, never a burst of the same one: two samples are always at least a quarter of an
+/// interval apart, so that catching up at most quadruples the rate, fast enough to gain on
+/// wake-ups that come tens of microseconds late); only beyond MAX_CATCH_UP intervals behind
+/// does it resynchronize and count the intervals as missed.
+///
+/// A sample is also never taken before the CPU has executed an instruction since the last
+/// one: a data entry describes the instruction the CPU is executing, and when the host
+/// charges time to the CPU's thread without letting it run the guest (time stolen from the
+/// virtual machine, interrupt handling), the sample waits for the next instruction instead
+/// of describing the same one twice.
+#[derive(Debug, Default)]
+pub struct SampleClock {
+    interval_ns: AtomicU64,
+    next_ns: AtomicU64,
+    margin_ns: AtomicU64,
+    /// CPU time of the last sample (0: none since the start).
+    last_ns: AtomicU64,
+    /// The CPU's instruction count at the last sample.
+    last_instructions: AtomicU64,
+    /// Due samples put off because the CPU had not executed an instruction since the last.
+    pub stalls: AtomicU64,
+    /// Samples taken.
+    pub taken: AtomicU64,
+    /// Intervals that passed without a sample (the tick came too late to catch up).
+    pub missed: AtomicU64,
+    /// Missed intervals not yet counted as lost in the guest's sample-data block.
+    pub unreported: AtomicU64,
+    /// Sum of the latenesses of the ticks that took samples (CPU ns after the due time).
+    pub late_total: AtomicU64,
+    /// Largest lateness.
+    pub late_max: AtomicU64,
+}
+
+impl SampleClock {
+    /// Start (or restart) with a new interval; the first sample is due one interval from now.
+    pub fn start(&self, interval_ns: u64, now_ns: u64) {
+        let i = interval_ns.max(1);
+        self.interval_ns.store(i, Ordering::Relaxed);
+        self.last_ns.store(0, Ordering::Relaxed);
+        self.next_ns
+            .store(now_ns.saturating_add(i).max(1), Ordering::Relaxed);
+    }
+    /// The earliest CPU time the next sample may be taken at: a quarter of an interval
+    /// after the last one (0: no limit).
+    fn spacing_limit(&self, i: u64) -> u64 {
+        match self.last_ns.load(Ordering::Relaxed) {
+            0 => 0,
+            last => last.saturating_add(i / 4),
+        }
+    }
+    /// Start with a new interval at the CPU's next tick (from another thread).
+    pub fn start_pending(&self, interval_ns: u64) {
+        self.next_ns.store(0, Ordering::Relaxed);
+        self.last_ns.store(0, Ordering::Relaxed);
+        self.interval_ns
+            .store(interval_ns.max(1), Ordering::Relaxed);
+    }
+    /// Intervals whose due time has passed without a sample, counted as missed (and not
+    /// reported again: they are returned, and the clock moves past them). For a clock about
+    /// to be stopped or restarted.
+    pub fn resync_lost(&self, now_ns: u64) -> u64 {
+        let i = self.interval_ns.load(Ordering::Relaxed);
+        let next = self.next_ns.load(Ordering::Relaxed);
+        if i == 0 || next == 0 || now_ns < next {
+            return 0;
+        }
+        let owed = (now_ns - next) / i + 1;
+        self.next_ns.store(
+            next.saturating_add(owed.saturating_mul(i)),
+            Ordering::Relaxed,
+        );
+        bump(&self.missed, owed);
+        owed
+    }
+    /// Missed intervals to report as lost sample data (and forget).
+    pub fn take_unreported(&self) -> u64 {
+        self.unreported.swap(0, Ordering::Relaxed)
+    }
+    /// Stop sampling.
+    pub fn stop(&self) {
+        self.interval_ns.store(0, Ordering::Relaxed);
+        self.next_ns.store(0, Ordering::Relaxed);
+    }
+    /// Is the clock running?
+    pub fn running(&self) -> bool {
+        self.interval_ns.load(Ordering::Relaxed) != 0
+    }
+    /// At a tick on the CPU thread, `instructions` being the CPU's instruction count: is a
+    /// sample due now? Advances the clock if so.
+    pub fn poll(&self, now_ns: u64, instructions: u64) -> bool {
+        let i = self.interval_ns.load(Ordering::Relaxed);
+        let next = self.next_ns.load(Ordering::Relaxed);
+        if i == 0 {
+            return false;
+        }
+        if next == 0 {
+            self.next_ns
+                .store(now_ns.saturating_add(i).max(1), Ordering::Relaxed);
+            return false;
+        }
+        let margin = self.margin_ns.load(Ordering::Relaxed).min(i / 2);
+        // The time the wake-up was asked for (see wake_at).
+        let wake = (next - margin.min(next - 1)).max(self.spacing_limit(i));
+        if now_ns < wake {
+            return false;
+        }
+        if self.last_ns.load(Ordering::Relaxed) != 0
+            && self.last_instructions.load(Ordering::Relaxed) == instructions
+        {
+            bump(&self.stalls, 1);
+            return false;
+        }
+        // How late the wake-up came relative to when it was asked for.
+        let lat = now_ns - wake;
+        let m = self.margin_ns.load(Ordering::Relaxed);
+        self.margin_ns.store((m * 7 + lat) / 8, Ordering::Relaxed);
+        if now_ns > next {
+            let late = now_ns - next;
+            bump(&self.late_total, late);
+            if late > self.late_max.load(Ordering::Relaxed) {
+                self.late_max.store(late, Ordering::Relaxed);
+            }
+        }
+        let mut n = next.saturating_add(i);
+        if n <= now_ns {
+            // Behind (the host delayed the tick): catch up one interval per tick, each tick
+            // sampling the instruction the CPU has reached by then, unless the CPU is so
+            // far behind that catching up would take longer than it is worth.
+            let behind = (now_ns - n) / i + 1;
+            if behind > MAX_CATCH_UP {
+                bump(&self.missed, behind);
+                bump(&self.unreported, behind);
+                n = now_ns.saturating_add(i);
+            }
+        }
+        self.next_ns.store(n, Ordering::Relaxed);
+        self.last_ns.store(now_ns.max(1), Ordering::Relaxed);
+        self.last_instructions
+            .store(instructions, Ordering::Relaxed);
+        bump(&self.taken, 1);
+        true
+    }
+    /// The interval in CPU ns (0: not running).
+    pub fn interval(&self) -> u64 {
+        self.interval_ns.load(Ordering::Relaxed)
+    }
+    /// CPU time at which the CPU should be armed after the next time, if that next tick
+    /// takes a sample (0: not running): the due time one interval on, or a quarter interval
+    /// after the next sample when catching up.
+    pub fn follow_at(&self) -> u64 {
+        let i = self.interval_ns.load(Ordering::Relaxed);
+        let next = self.next_ns.load(Ordering::Relaxed);
+        if i == 0 || next == 0 {
+            return 0;
+        }
+        let margin = self.margin_ns.load(Ordering::Relaxed).min(i / 2);
+        (next + i)
+            .saturating_sub(margin)
+            .max(self.wake_at().saturating_add(i / 4))
+    }
+    /// CPU time at which the CPU should next be armed for this clock (0: not running).
+    pub fn wake_at(&self) -> u64 {
+        let i = self.interval_ns.load(Ordering::Relaxed);
+        let next = self.next_ns.load(Ordering::Relaxed);
+        if i == 0 {
+            return 0;
+        }
+        if next == 0 {
+            // Started from another thread: a tick soon starts the first interval.
+            return 1;
+        }
+        let margin = self.margin_ns.load(Ordering::Relaxed).min(i / 2);
+        next.saturating_sub(margin)
+            .max(self.spacing_limit(i))
+            .max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sample_clock_keeps_its_phase() {
+        let c = SampleClock::default();
+        c.start(1000, 10_000);
+        assert!(!c.poll(10_500, 1), "not due");
+        assert!(c.poll(11_000, 2));
+        assert!(c.poll(12_000, 3));
+        assert_eq!(c.wake_at(), 13_000);
+        assert_eq!(c.taken.load(Ordering::Relaxed), 2);
+    }
+
+    #[test]
+    fn catching_up_keeps_samples_a_quarter_interval_apart() {
+        let c = SampleClock::default();
+        c.start(1000, 0);
+        // The tick comes 5 intervals late: one sample now, the missed ones while catching
+        // up, at most four per interval. Ticks come every 10 ns (the scheduler armed the CPU
+        // again during each tick): never two samples less than 250 ns apart.
+        let (mut t, mut last, mut n) = (6_000u64, 0u64, 0u64);
+        while t <= 11_000 {
+            if c.poll(t, t) {
+                assert!(last == 0 || t - last >= 250, "samples at {last} and {t}");
+                last = t;
+                n += 1;
+            }
+            t += 10;
+        }
+        // Every interval up to 11,000 got its sample, none was given up.
+        assert_eq!(n, 11);
+        assert_eq!(c.missed.load(Ordering::Relaxed), 0);
+        assert!(c.wake_at() >= 11_500);
+    }
+
+    /// A due sample waits while the CPU has not executed an instruction since the last one
+    /// (the host charged its thread time without running the guest), keeping the clock's
+    /// phase: the next sample is still due one interval after the put-off one.
+    #[test]
+    fn a_cpu_that_did_not_execute_an_instruction_is_not_sampled_again() {
+        let c = SampleClock::default();
+        c.start(1000, 0);
+        assert!(c.poll(1000, 500));
+        assert!(!c.poll(2000, 500), "no instruction since the last sample");
+        assert!(!c.poll(2100, 500));
+        assert_eq!(c.stalls.load(Ordering::Relaxed), 2);
+        assert!(c.poll(2200, 501), "the first tick after an instruction");
+        assert!(
+            c.poll(3000, 502),
+            "the next sample is due at 3,000: phase kept"
+        );
+        assert!(c.wake_at() > 3500);
+        assert_eq!(c.missed.load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn far_behind_resynchronizes_and_counts_the_missed_intervals() {
+        let c = SampleClock::default();
+        c.start(1000, 0);
+        assert!(c.poll(1000 + 100 * 1000, 1));
+        assert_eq!(c.missed.load(Ordering::Relaxed), 100);
+        assert_eq!(c.take_unreported(), 100);
+        assert!(
+            !c.poll(101_200, 2),
+            "less than a quarter of an interval later"
+        );
+        assert!(c.poll(102_000, 3));
+    }
+
+    #[test]
+    fn intervals_owed_when_the_clock_stops_are_counted_once() {
+        let c = SampleClock::default();
+        c.start(1000, 0);
+        assert!(c.poll(1000, 1));
+        assert_eq!(c.resync_lost(1999), 0, "the second interval has not ended");
+        // No tick came for 3.5 intervals: samples for 2,000, 3,000 and 4,000 are owed.
+        assert_eq!(c.resync_lost(4_500), 3);
+        assert_eq!(c.resync_lost(4_500), 0, "counted once");
+        assert_eq!(c.missed.load(Ordering::Relaxed), 3);
+        assert_eq!(
+            c.take_unreported(),
+            0,
+            "returned, not left for a tick to report"
+        );
+    }
+}

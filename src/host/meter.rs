@@ -1,0 +1,285 @@
+//! Metering one CPU on its own thread (SA23-2260's cycles and instructions): Hercules'
+//! instruction count, the host CPU time of the CPU's thread, and their attribution to the
+//! problem or supervisor state at accounting points.
+//!
+//! Time base. SA23-2260 defines the sampling interval and the cycle counters in CPU cycles,
+//! "excluding the number of cycles while the CPU is in the wait state". The emulated CPU's
+//! cycles are the host CPU time its thread consumed (it sleeps while the guest CPU waits or
+//! is stopped, and is not charged while the host deschedules it — as a logical CPU is not
+//! charged while PR/SM has not dispatched it) times the configured CPU speed.
+
+use crate::arch::cpu::MeterReading;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+
+/// Hercules' own measurements of a CPU at an instruction boundary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RawCounts {
+    /// `regs->instcount`: instructions since Hercules' timer last folded the count.
+    pub instcount: u64,
+    /// `regs->prevcount`: instructions folded in by Hercules' timer (once a second).
+    pub prevcount: u64,
+    /// `regs->waittime`: changes whenever the CPU has waited.
+    pub waitsig: u64,
+}
+
+/// How long the CPU-time clock may be extrapolated from the wall clock between two reads of
+/// the thread's CPU time (which costs a system call, ~0.4 us). A wait in between is noticed
+/// (Hercules' wait time changes) and forces a read.
+pub const CLOCK_RESYNC_NS: u64 = 200_000;
+
+/// Measurements of one CPU; written only on the CPU's own thread.
+#[derive(Debug, Default)]
+pub struct Meter {
+    rebase_pending: AtomicBool,
+    /// State at the last accounting point: 0 supervisor, 1 problem, 2 unknown (after a
+    /// LOAD PSW, whose new state only the next point sees).
+    last_state: AtomicU8,
+    /// CPU time of the last interval whose start and end states differed.
+    last_mixed_ns: AtomicU64,
+    raw_inst: AtomicU64,
+    raw_prev: AtomicU64,
+    raw_ns: AtomicU64,
+    clk_wall: AtomicU64,
+    clk_cpu: AtomicU64,
+    clk_waitsig: AtomicU64,
+    instructions: AtomicU64,
+    ns: AtomicU64,
+    problem_instructions: AtomicU64,
+    problem_ns: AtomicU64,
+}
+
+impl Meter {
+    /// The wall-clock extrapolation [`Meter::cpu_now`] would return, if it may be used (no
+    /// wait since the last read, read less than CLOCK_RESYNC_NS ago). Never less than the
+    /// thread's real CPU time: the thread cannot run longer than the wall time that passed.
+    pub fn estimate_now(&self, waitsig: u64) -> Option<u64> {
+        let w = mono_ns();
+        let lw = self.clk_wall.load(Ordering::Relaxed);
+        (lw != 0
+            && w.wrapping_sub(lw) < CLOCK_RESYNC_NS
+            && self.clk_waitsig.load(Ordering::Relaxed) == waitsig)
+            .then(|| self.clk_cpu.load(Ordering::Relaxed) + (w - lw))
+    }
+
+    /// The CPU's thread CPU time now: read (`exact`, or after a wait, or every
+    /// CLOCK_RESYNC_NS) or extrapolated with the wall clock.
+    pub fn cpu_now(&self, waitsig: u64, exact: bool) -> u64 {
+        match self.estimate_now(waitsig) {
+            Some(est) if !exact => est,
+            _ => self.read_now(waitsig),
+        }
+    }
+
+    /// Restart the extrapolation from a CPU time known to be at least the thread's real one
+    /// (the scheduler thread's reading plus the wall time since).
+    pub fn adopt(&self, cpu_ns: u64, mono: u64, waitsig: u64) {
+        self.clk_wall.store(mono, Ordering::Relaxed);
+        self.clk_cpu.store(cpu_ns, Ordering::Relaxed);
+        self.clk_waitsig.store(waitsig, Ordering::Relaxed);
+    }
+
+    /// Read the thread's CPU time (a system call) and restart the extrapolation from it.
+    pub fn read_now(&self, waitsig: u64) -> u64 {
+        let w = mono_ns();
+        let real = thread_cpu_ns();
+        self.clk_wall.store(w, Ordering::Relaxed);
+        self.clk_cpu.store(real, Ordering::Relaxed);
+        self.clk_waitsig.store(waitsig, Ordering::Relaxed);
+        real
+    }
+
+    /// Fold what happened since the previous accounting point into the totals. The interval
+    /// goes to the state the CPU is in now when that is also the state it started in; when
+    /// the two differ, an interruption switched the state at an unknown moment in between
+    /// and the interval is split evenly (unbiased, because accounting points fall at random
+    /// with respect to interruptions; see README "fidelity"). `next` is the state the next
+    /// interval starts in when the caller knows it (SVC: supervisor; LOAD PSW: unknown).
+    pub fn account(&self, raw: RawCounts, now_ns: u64, problem: bool) -> MeterReading {
+        self.account_at(raw, now_ns, problem, Some(problem))
+    }
+
+    /// [`Meter::account`] with an explicit state for the next interval (None: unknown).
+    pub fn account_at(
+        &self,
+        raw: RawCounts,
+        now_ns: u64,
+        problem: bool,
+        next: Option<bool>,
+    ) -> MeterReading {
+        let last_inst = self.raw_inst.load(Ordering::Relaxed);
+        let last_prev = self.raw_prev.load(Ordering::Relaxed);
+        let last_total = last_inst.wrapping_add(last_prev);
+        let total = raw.instcount.wrapping_add(raw.prevcount);
+        let folded = raw.prevcount.wrapping_sub(last_prev);
+        let di =
+            if raw.prevcount > last_prev && raw.instcount >= last_inst && raw.instcount >= folded {
+                // Hercules' timer thread folded `instcount` into `prevcount` but the CPU thread's
+                // concurrent `instcount += 12` undid the zeroing, so the fold was counted twice:
+                // only the growth of `instcount` is new.
+                raw.instcount - last_inst
+            } else if total >= last_total {
+                total - last_total
+            } else if self.rebase_pending.swap(false, Ordering::Relaxed) {
+                // CPU reset, IPL: Hercules zeroed the counts.
+                total
+            } else {
+                // Read between the timer thread's two stores of the fold: nothing new yet.
+                return self.reading();
+            };
+        self.raw_inst.store(raw.instcount, Ordering::Relaxed);
+        self.raw_prev.store(raw.prevcount, Ordering::Relaxed);
+        let last_ns = self.raw_ns.load(Ordering::Relaxed);
+        let dns = if last_ns == 0 {
+            0
+        } else {
+            now_ns.saturating_sub(last_ns)
+        };
+        if now_ns > last_ns {
+            self.raw_ns.store(now_ns, Ordering::Relaxed);
+        }
+        bump(&self.instructions, di);
+        bump(&self.ns, dns);
+        let start = self.last_state.swap(
+            match next {
+                Some(true) => 1,
+                Some(false) => 0,
+                None => 2,
+            },
+            Ordering::Relaxed,
+        );
+        let (pi, pns) = match (start, problem) {
+            (2, true) | (1, true) => (di, dns),
+            (2, false) | (0, false) => (0, 0),
+            // The state changed in between at an unknown moment: half and half.
+            _ => {
+                self.last_mixed_ns.store(now_ns, Ordering::Relaxed);
+                (di / 2, dns / 2)
+            }
+        };
+        bump(&self.problem_instructions, pi);
+        bump(&self.problem_ns, pns);
+        self.reading()
+    }
+    /// Account now, on the CPU's own thread at an instruction boundary in the problem state
+    /// (`problem`) or not, and return the reading and the CPU time. `exact` asks for a real
+    /// read of the thread's CPU time (instructions that report counters); `next` is the state
+    /// the CPU will be in after the instruction, if known (a state switch follows).
+    pub fn account_now(
+        &self,
+        raw: RawCounts,
+        problem: bool,
+        exact: bool,
+        next: Option<bool>,
+    ) -> (MeterReading, u64) {
+        let ns = self.cpu_now(raw.waitsig, exact);
+        (self.account_at(raw, ns, problem, next), ns)
+    }
+
+    /// The accounting period to use now: short while interruptions switch the state.
+    pub fn account_period(&self, now_ns: u64) -> u64 {
+        let m = self.last_mixed_ns.load(Ordering::Relaxed);
+        if m != 0 && now_ns.saturating_sub(m) < FAST_HOLD_NS {
+            ACCOUNT_PERIOD_FAST_NS
+        } else {
+            ACCOUNT_PERIOD_NS
+        }
+    }
+
+    /// Hercules is about to zero the CPU's instruction count (CPU reset, IPL): the next drop
+    /// of the count is that reset, and what follows it counts from zero.
+    pub fn rebase(&self) {
+        self.rebase_pending.store(true, Ordering::Relaxed);
+    }
+    /// The CPU time of the last accounting point: the time the CPU's measurements are at.
+    /// A later time can be lower (an extrapolation ran ahead of the real time, which then
+    /// catches up), so users that need time to advance take the larger of the two.
+    pub fn time(&self) -> u64 {
+        self.raw_ns.load(Ordering::Relaxed)
+    }
+    /// Totals as of the last accounting point.
+    pub fn reading(&self) -> MeterReading {
+        MeterReading {
+            instructions: self.instructions.load(Ordering::Relaxed),
+            cpu_ns: self.ns.load(Ordering::Relaxed),
+            problem_instructions: self.problem_instructions.load(Ordering::Relaxed),
+            problem_cpu_ns: self.problem_ns.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// Add to a counter only one thread writes (others only read it): a plain load and store,
+/// without the locked read-modify-write that `fetch_add` costs on every tick.
+#[inline]
+pub fn bump(counter: &AtomicU64, n: u64) {
+    counter.store(
+        counter.load(Ordering::Relaxed).wrapping_add(n),
+        Ordering::Relaxed,
+    );
+}
+
+/// Monotonic wall clock in nanoseconds (vDSO, cheap).
+pub fn mono_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec we own.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    (ts.tv_sec as u64)
+        .wrapping_mul(1_000_000_000)
+        .wrapping_add(ts.tv_nsec as u64)
+}
+
+/// Host CPU time of the calling thread in nanoseconds.
+pub fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec we own.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0;
+    }
+    (ts.tv_sec as u64)
+        .wrapping_mul(1_000_000_000)
+        .wrapping_add(ts.tv_nsec as u64)
+}
+
+/// Average CPU time between problem-state accounting points.
+pub const ACCOUNT_PERIOD_NS: u64 = 1_000_000;
+/// ... while interruptions switch the state between accounting points: an interval whose
+/// end state differs from its start state is split evenly, so the shorter the intervals,
+/// the smaller the error of that split.
+pub const ACCOUNT_PERIOD_FAST_NS: u64 = 100_000;
+/// How long after a mixed interval the fast period is kept.
+pub const FAST_HOLD_NS: u64 = 20_000_000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tick skips the CPU-time read when the extrapolation says no sample is due; that
+    /// is only sound because the extrapolation never runs behind the thread's real CPU time.
+    #[test]
+    fn the_cpu_time_estimate_is_never_behind_the_real_time() {
+        let m = Meter::default();
+        assert_eq!(m.estimate_now(0), None, "nothing read yet");
+        m.cpu_now(0, true);
+        for _ in 0..1000 {
+            let mut x = 0u64;
+            for i in 0..1000u64 {
+                x = x.wrapping_mul(31).wrapping_add(i);
+            }
+            std::hint::black_box(x);
+            // Real time first: the estimate made afterwards must not be behind it (read the
+            // other way round, time the host stole between the reads could count; 1 us for
+            // the rounding of two different clocks).
+            let real = thread_cpu_ns();
+            if let Some(est) = m.estimate_now(0) {
+                assert!(est + 1_000 >= real, "estimate {est} behind {real}");
+            }
+        }
+        assert_eq!(m.estimate_now(1), None, "the CPU waited since the read");
+    }
+}

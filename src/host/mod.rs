@@ -1,0 +1,40 @@
+//! What runs inside Hercules: the per-CPU state, the metering of instructions and CPU time,
+//! the sampling clocks, the tick that gets control on a CPU's own thread, the sampler
+//! thread that arms it, and the C ABI hooks the glue calls. Everything Hercules-specific is
+//! here; the decisions are `arch`'s.
+//!
+//! | module | responsibility |
+//! |---|---|
+//! | [`ffi`] | the C ABI hooks the glue calls on CPU threads (panics caught at each) |
+//! | [`glue`], [`services`], [`storage`] | the glue's interface as Rust sees it: bindgen layouts, the host-services table (log, TOD clock, CPU states), guest main storage |
+//! | [`state`], [`cacheline`] | one lock-free [`state::CpuState`] per CPU, the global [`state::Runtime`]; cache-line padding |
+//! | [`model`] | the machine model in force, chosen at load; cycles to CPU time |
+//! | [`meter`] | instructions and CPU time of a CPU, their problem-state attribution |
+//! | [`clock`] | the sampling clocks (guest and HIS run), in CPU time |
+//! | [`schedule`] | a CPU's tick schedule: sampling clocks, accounting points, the line shared with the sampler |
+//! | [`sampler`] | the sampler thread that arms CPUs when their time has come, and how CPUs post deadlines |
+//! | [`tick`] | the tick on the CPU's thread: account, guest sample, run sample, alert |
+//! | [`instructions`] | executing the CPU-measurement instructions against the CPU's state |
+//! | [`alerts`] | raising measurement alerts and getting them to the CPU |
+//! | [`run`], [`run_cpu`] | the host side of a HIS run: its sampling on the tick, the 4-KB block each CPU fills |
+//! | [`resets`] | CPU reset and initial CPU reset of the measurement state, by command, load or SIGP |
+//! | [`crypto`] | counting the CPACF instructions the glue wraps |
+
+pub mod alerts;
+pub mod cacheline;
+pub mod clock;
+pub mod crypto;
+pub mod ffi;
+pub mod glue;
+pub mod instructions;
+pub mod meter;
+pub mod model;
+pub mod resets;
+pub mod run;
+pub mod run_cpu;
+pub mod sampler;
+pub mod schedule;
+pub mod services;
+pub mod state;
+pub mod storage;
+pub mod tick;

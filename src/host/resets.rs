@@ -1,0 +1,275 @@
+//! Resets of the measurement state (SA23-2260: the controls each reset clears; the
+//! Principles of Operation, "Resets"): which reset a Hercules console command, a load or a
+//! SIGNAL PROCESSOR order performs on each CPU, and applying it.
+
+use crate::arch::cpu::CpuView;
+use crate::host::model;
+use crate::host::services::cpu_online;
+use crate::host::state::{self, MAX_CPUS};
+use std::sync::atomic::Ordering;
+
+/// CPU reset / initial CPU reset of one CPU's measurement state (SA23-2260: activation
+/// controls cleared by CPU reset; sets and functions disabled, program parameter and pending
+/// requests cleared by initial CPU reset and clear reset).
+pub fn reset_cpu(cpu: u16, initial: bool) {
+    let Some(st) = state::cpu(cpu) else { return };
+    let now = st.meter.reading();
+    if initial {
+        st.counters.initial_cpu_reset();
+        st.sampling.initial_cpu_reset();
+        st.program_parameter.clear();
+    } else {
+        st.counters.cpu_reset(model::current(), &now);
+        st.sampling.cpu_reset();
+    }
+    st.alerts.clear_all();
+    st.schedule.guest.stop();
+    st.meter.rebase();
+    st.schedule.next_account_ns.store(0, Ordering::Relaxed);
+}
+
+/// The manual controls of Hercules' console that reset the configuration (z/Architecture
+/// Principles of Operation, "Resets" and "Initial Program Loading"): which of them a reset
+/// belongs to decides, per CPU, between CPU reset and initial CPU reset, and SA23-2260 ties
+/// the measurement state to exactly that distinction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SystemReset {
+    /// `sysreset`, system-reset-normal: a CPU reset of every CPU.
+    Normal,
+    /// `sysclear`, system-reset-clear (clear reset): an initial CPU reset of every CPU.
+    Clear,
+    /// `ipl`, load-normal: an initial CPU reset of the IPL CPU, a CPU reset of the others.
+    LoadNormal,
+    /// `iplc`, load-clear: a clear reset, so an initial CPU reset of every CPU.
+    LoadClear,
+}
+
+impl SystemReset {
+    /// The reset a Hercules console command performs (Hercules matches these command words
+    /// exactly, ignoring case).
+    pub fn of_command(word: &str) -> Option<SystemReset> {
+        match word.to_ascii_lowercase().as_str() {
+            "sysreset" => Some(SystemReset::Normal),
+            "sysclear" => Some(SystemReset::Clear),
+            "ipl" => Some(SystemReset::LoadNormal),
+            "iplc" => Some(SystemReset::LoadClear),
+            _ => None,
+        }
+    }
+
+    /// Does `cpu` get an initial CPU reset (true) or a CPU reset (false), `ipl_cpu` being
+    /// the CPU the reset is performed through (the IPL CPU of a load)?
+    pub fn initial_for(self, cpu: u16, ipl_cpu: u16) -> bool {
+        match self {
+            SystemReset::Normal => false,
+            SystemReset::Clear | SystemReset::LoadClear => true,
+            SystemReset::LoadNormal => cpu == ipl_cpu,
+        }
+    }
+}
+
+/// The last console command of this thread: Hercules performs a reset command synchronously
+/// on the thread that entered it, between its `system_command` hook and the
+/// `debug_cpu_state` hook that its `system_reset` calls first.
+#[derive(Clone, Copy, Debug, Default)]
+struct LastCommand {
+    reset: Option<SystemReset>,
+    /// The reset was already applied (a load calls `debug_cpu_state` again on failure).
+    applied: bool,
+}
+
+thread_local! {
+    static LAST_COMMAND: std::cell::Cell<LastCommand> =
+        const { std::cell::Cell::new(LastCommand { reset: None, applied: false }) };
+}
+
+/// Every console command Hercules processes passes here first (its first word).
+pub fn command_seen(word: &str) {
+    LAST_COMMAND.with(|c| {
+        c.set(LastCommand {
+            reset: SystemReset::of_command(word),
+            applied: false,
+        })
+    });
+    if configures_cpus(word) {
+        // A CPU placed in the configured state gets an initial CPU reset (Hercules'
+        // configure_cpu performs it): the measurement state of a CPU configured by this
+        // command must be that of an initial CPU reset, not what it had when it left the
+        // configuration. No thread runs an offline CPU, so its state is reset here, before
+        // the command configures it.
+        for n in 0..MAX_CPUS as u16 {
+            if !cpu_online(n) {
+                reset_cpu(n, true);
+            }
+        }
+    }
+}
+
+/// `cf` and `cfall` configure CPUs (`on`) or take them out of the configuration (`off`).
+fn configures_cpus(word: &str) -> bool {
+    matches!(word.to_ascii_lowercase().as_str(), "cf" | "cfall")
+}
+
+/// Hercules' `debug_cpu_state` hook: `cpu` is the CPU a system reset or load goes through,
+/// `started` whether it is in the operating state (a load has just finished). Returns the
+/// reset applied, if any.
+///
+/// Hercules calls the hook when `system_reset` begins (every CPU stopped), again when a
+/// load finished (the IPL CPU started) or failed. The reset applied is the one of the
+/// console command this thread is executing; a reset no console command asked for (the
+/// HTTP server's IPL) is a load-normal.
+pub fn system_reset_hook(cpu: u16, started: bool) -> Option<SystemReset> {
+    if started {
+        return None;
+    }
+    let kind = LAST_COMMAND.with(|c| {
+        let last = c.get();
+        match last.reset {
+            Some(_) if last.applied => None,
+            Some(k) => {
+                c.set(LastCommand {
+                    applied: true,
+                    ..last
+                });
+                Some(k)
+            }
+            None => Some(SystemReset::LoadNormal),
+        }
+    })?;
+    for n in 0..MAX_CPUS as u16 {
+        reset_cpu(n, kind.initial_for(n, cpu));
+    }
+    Some(kind)
+}
+
+/// A SIGNAL PROCESSOR order issued by the CPU `view` describes to CPU `target`, about to
+/// be performed by Hercules: the CPU-reset (0C) and initial-CPU-reset (0B) orders reset
+/// the target's measurement state. SIGP is privileged: in the problem state the order is
+/// not performed (privileged-operation exception). Returns the reset applied (true =
+/// initial).
+pub fn sigp(view: &CpuView, order: u8, target: u16) -> Option<bool> {
+    if view.problem_state || usize::from(target) >= MAX_CPUS {
+        return None;
+    }
+    let initial = match order {
+        0x0B => true,
+        // A CPU that is not in the configuration answers cc 3; Hercules configures the
+        // target of an initial CPU reset.
+        0x0C if cpu_online(target) => false,
+        _ => return None,
+    };
+    reset_cpu(target, initial);
+    Some(initial)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arch::model::CounterSets;
+
+    #[test]
+    fn reset_commands_and_which_cpus_get_an_initial_cpu_reset() {
+        use SystemReset::*;
+        assert_eq!(SystemReset::of_command("SYSRESET"), Some(Normal));
+        assert_eq!(SystemReset::of_command("sysclear"), Some(Clear));
+        assert_eq!(SystemReset::of_command("ipl"), Some(LoadNormal));
+        assert_eq!(SystemReset::of_command("iplc"), Some(LoadClear));
+        assert_eq!(
+            SystemReset::of_command("sysr"),
+            None,
+            "Hercules needs the whole word"
+        );
+        // PoP "Resets": system-reset-normal is a CPU reset everywhere; clear reset and
+        // load-clear an initial CPU reset everywhere; load-normal an initial CPU reset of
+        // the IPL CPU only.
+        for cpu in 0..4 {
+            assert!(!Normal.initial_for(cpu, 1));
+            assert!(Clear.initial_for(cpu, 1));
+            assert!(LoadClear.initial_for(cpu, 1));
+            assert_eq!(LoadNormal.initial_for(cpu, 1), cpu == 1);
+        }
+    }
+
+    /// The one test that drives the global per-CPU state through the reset hooks (the other
+    /// unit tests use their own `CpuCounters`).
+    #[test]
+    fn system_reset_hook_applies_the_command_being_executed() {
+        let m = model::current();
+        let now = crate::arch::cpu::MeterReading::default();
+        let b = CounterSets::BASIC;
+        let activate = |cpu: u16| {
+            let st = state::cpu(cpu).expect("cpu state");
+            st.counters
+                .set_authorization(m, CounterSets::CPU_SETS, &now);
+            let op = (u64::from(b.bits()) << 16) | u64::from(b.bits());
+            assert_eq!(
+                st.counters.lcctl(m, op, &now),
+                Ok(crate::arch::pgm::Cc::Zero)
+            );
+        };
+        let state = |cpu: u16| {
+            let st = state::cpu(cpu).expect("cpu state");
+            (
+                st.counters.enabled().contains(b),
+                st.counters.active().contains(b),
+            )
+        };
+        // sysreset: CPU reset of both CPUs, applied once although a load would call the
+        // hook again.
+        activate(0);
+        activate(1);
+        command_seen("sysreset");
+        assert_eq!(system_reset_hook(0, false), Some(SystemReset::Normal));
+        assert_eq!((state(0), state(1)), ((true, false), (true, false)));
+        assert_eq!(system_reset_hook(0, false), None);
+        // ipl: the IPL CPU (1) gets the initial CPU reset; the end of the load (CPU started)
+        // changes nothing.
+        activate(0);
+        activate(1);
+        command_seen("ipl");
+        assert_eq!(system_reset_hook(1, false), Some(SystemReset::LoadNormal));
+        assert_eq!((state(0), state(1)), ((true, false), (false, false)));
+        activate(1);
+        assert_eq!(system_reset_hook(1, true), None);
+        assert_eq!(state(1), (true, true));
+        // sysclear: initial CPU reset of every CPU.
+        activate(0);
+        command_seen("sysclear");
+        assert_eq!(system_reset_hook(0, false), Some(SystemReset::Clear));
+        assert_eq!((state(0), state(1)), ((false, false), (false, false)));
+        // A reset no console command of this thread asked for: load-normal.
+        activate(0);
+        activate(1);
+        command_seen("hcpumf");
+        assert_eq!(system_reset_hook(0, false), Some(SystemReset::LoadNormal));
+        assert_eq!((state(0), state(1)), ((false, false), (true, false)));
+        // SIGP: privileged, and only the reset orders reset.
+        activate(2);
+        let sup = crate::arch::cpu::CpuView::default();
+        let prob = crate::arch::cpu::CpuView {
+            problem_state: true,
+            ..Default::default()
+        };
+        assert_eq!(sigp(&prob, 0x0B, 2), None);
+        assert_eq!(sigp(&sup, 0x06, 2), None, "restart");
+        assert_eq!(state(2), (true, true));
+        assert_eq!(
+            sigp(&sup, 0x0C, 2),
+            None,
+            "CPU 2 is not in the configuration"
+        );
+        assert_eq!(sigp(&sup, 0x0B, 2), Some(true));
+        assert_eq!(state(2), (false, false));
+        assert_eq!(sigp(&sup, 0x0B, 0xFFFF), None);
+        // cf / cfall: a CPU outside the configuration (here, without Hercules, every CPU)
+        // enters it with the state of an initial CPU reset; other commands leave it.
+        activate(3);
+        command_seen("cfx");
+        assert_eq!(state(3), (true, true));
+        command_seen("CF");
+        assert_eq!(state(3), (false, false));
+        activate(3);
+        command_seen("cfall");
+        assert_eq!(state(3), (false, false));
+    }
+}

@@ -1,0 +1,431 @@
+//! The sampler thread: it sleeps until the earliest deadline a CPU posted, confirms on the
+//! CPU thread's CPU clock that the due time has come, and arms the CPU's opcode table so that
+//! the CPU runs its tick at its next instruction boundary (the mechanism of
+//! `shared/reference/hercules-integration.md`). CPUs post their deadlines with
+//! [`reschedule`] (or [`schedule`]), waking the thread only when it would sleep past them.
+
+use crate::host::glue::hcpumf_host;
+use crate::host::meter::{bump, mono_ns};
+use crate::host::schedule::{SchedPrivate, SchedShared};
+use crate::host::services::{host, log};
+use crate::host::state::{cpu, rt, Runtime};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// Start the sampler thread.
+pub fn start() {
+    let r = rt();
+    r.stop.store(false, Ordering::Release);
+    let handle = std::thread::Builder::new()
+        .name("hcpumf-sampler".into())
+        .spawn(scheduler_loop);
+    match handle {
+        Ok(h) => {
+            if let Ok(mut g) = r.sampler.write() {
+                *g = Some(h.thread().clone());
+            }
+            if let Ok(mut g) = r.scheduler.lock() {
+                *g = Some(h);
+            }
+        }
+        Err(e) => log(&format!("HHCMF090E cannot start the sampler thread: {e}")),
+    }
+}
+
+/// Stop and join the sampler thread.
+pub fn stop() {
+    let r = rt();
+    r.stop.store(true, Ordering::Release);
+    r.sched.sleep_target.store(0, Ordering::SeqCst);
+    wake_scheduler(r);
+    let h = r.scheduler.lock().ok().and_then(|mut g| g.take());
+    if let Some(h) = h {
+        h.thread().unpark();
+        let _ = h.join();
+    }
+    if let Ok(mut g) = r.sampler.write() {
+        *g = None;
+    }
+}
+
+/// Nanoseconds since the scheduler epoch.
+pub fn wall_ns() -> u64 {
+    rt().epoch.elapsed().as_nanos() as u64
+}
+
+/// How often a CPU with a masked pending alert is looked at again.
+pub const ALERT_POLL_NS: u64 = 1_000_000;
+
+/// A deadline at most this much before the scheduler's planned wake-up does not wake it: it
+/// comes that much late (the sampling clocks learn such lateness and ask earlier), and the
+/// CPU thread makes no system call. The scheduler plans its wake-up for a CPU's next
+/// deadline from the CPU's posted follow-on due time, which the deadline the tick then
+/// posts misses by the few microseconds between the scheduler's clock reading and the tick.
+pub const WAKE_TOLERANCE_NS: u64 = 10_000;
+
+/// Ask the scheduler to arm `cpu` at wall time `deadline`. The scheduler is only woken when
+/// it would otherwise sleep past the deadline: in steady sampling it already expects the
+/// CPU's next tick (see `scheduler_loop`), so the CPU thread makes no system call here.
+pub fn schedule(cpu_no: u16, deadline: u64) {
+    let Some(st) = cpu(cpu_no) else { return };
+    st.schedule
+        .shared
+        .wall_deadline
+        .store(deadline, Ordering::SeqCst);
+    let r = rt();
+    if deadline.saturating_add(WAKE_TOLERANCE_NS) < r.sched.sleep_target.load(Ordering::SeqCst) {
+        r.sched.sleep_target.store(0, Ordering::SeqCst);
+        wake_scheduler(r);
+    }
+}
+
+/// Unpark the scheduler thread (its next park returns at once if it is not parked yet).
+pub fn wake_scheduler(r: &Runtime) {
+    if let Ok(g) = r.sampler.read() {
+        if let Some(t) = g.as_ref() {
+            t.unpark();
+        }
+    }
+}
+
+/// Work out when `cpu` next needs a tick and tell the scheduler.
+pub fn reschedule(cpu_no: u16, now_cpu_ns: u64) {
+    let Some(st) = cpu(cpu_no) else { return };
+    let s = &st.schedule;
+    let mut due = u64::MAX;
+    for d in [
+        s.guest.wake_at(),
+        s.next_account_ns.load(Ordering::Relaxed),
+        s.host.wake_at(),
+    ] {
+        if d != 0 {
+            due = due.min(d);
+        }
+    }
+    let mut hint = u64::MAX;
+    for p in [s.guest.interval(), s.host.interval()] {
+        if p != 0 {
+            hint = hint.min(p);
+        }
+    }
+    if s.next_account_ns.load(Ordering::Relaxed) != 0 {
+        hint = hint.min(st.meter.account_period(now_cpu_ns) / 2);
+    }
+    s.shared
+        .period_hint
+        .store(if hint == u64::MAX { 0 } else { hint }, Ordering::Relaxed);
+    s.shared
+        .due_cpu_ns
+        .store(if due == u64::MAX { 0 } else { due }, Ordering::Relaxed);
+    let mut follow = u64::MAX;
+    for f in [s.guest.follow_at(), s.host.follow_at()] {
+        if f != 0 {
+            follow = follow.min(f);
+        }
+    }
+    let acc = s.next_account_ns.load(Ordering::Relaxed);
+    if acc != 0 {
+        // The accounting point after the next is at least half a period on.
+        follow = follow.min(acc + st.meter.account_period(now_cpu_ns) / 2);
+    }
+    s.shared.follow_cpu_ns.store(
+        if follow == u64::MAX { 0 } else { follow },
+        Ordering::Relaxed,
+    );
+    let wall = wall_ns();
+    let mut deadline = if due == u64::MAX {
+        u64::MAX
+    } else {
+        // CPU time advances at most as fast as wall time, so this never fires late.
+        wall.saturating_add(due.saturating_sub(now_cpu_ns))
+    };
+    if !st.alerts.pending().is_empty() {
+        deadline = deadline.min(wall + ALERT_POLL_NS);
+    }
+    if deadline != u64::MAX {
+        schedule(cpu_no, deadline);
+    } else {
+        s.shared.wall_deadline.store(u64::MAX, Ordering::Release);
+    }
+}
+
+fn scheduler_loop() {
+    // Ask the kernel for precise wake-ups: the default 50 us timer slack would smear
+    // intervals at high sampling rates.
+    // SAFETY: prctl(PR_SET_TIMERSLACK) only changes this thread's timer slack.
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1u64, 0u64, 0u64, 0u64) };
+    let r = rt();
+    let mut placement = SamplerPlacement::new();
+    while !r.stop.load(Ordering::Acquire) {
+        placement.review(r);
+        // Scanning: CPUs that post deadlines now are seen by the scan below or by the
+        // re-scan after the sleep target is published; a CPU whose deadline the re-scan
+        // misses sees the published target and unparks us (SeqCst on both sides), and an
+        // unpark that comes before the park makes the park return at once.
+        r.sched.sleep_target.store(0, Ordering::SeqCst);
+        let now = wall_ns();
+        let mut next = scan(r, now);
+        r.sched.sleep_target.store(next, Ordering::SeqCst);
+        next = next.min(earliest(r));
+        let now2 = wall_ns();
+        if next > now2 && !r.stop.load(Ordering::Acquire) {
+            r.sched.sleep_target.store(next, Ordering::SeqCst);
+            std::thread::park_timeout(Duration::from_nanos(next - now2));
+            // Woken late (a CPU's unpark only ever wakes it early).
+            let late = wall_ns().saturating_sub(next);
+            let st = &r.sched;
+            bump(&st.sleeps, 1);
+            if late > st.oversleep_max.load(Ordering::Relaxed) {
+                st.oversleep_max.store(late, Ordering::Relaxed);
+            }
+            if late > 1_000_000 {
+                bump(&st.oversleeps_1ms, 1);
+            }
+        }
+    }
+}
+
+/// Where the sampler thread runs. It asks for the lowest real-time priority, so that it runs
+/// on time even when the guest has more CPUs than the host has cores (refused without the
+/// privilege: it stays an ordinary thread, and samples come later on a loaded host). A
+/// real-time thread is woken on the core it last ran on, though, often the core of a
+/// running CPU thread, which every wake-up then preempts (measured: 1-2% of the CPU
+/// thread's time in the kernel at 1,000 wake-ups/s, 0.1% when it is woken elsewhere). So
+/// it keeps to the host cores on which no CPU ticked lately (from the cores the CPUs'
+/// ticks record), and to all of them when there is none.
+struct SamplerPlacement {
+    allowed: Vec<usize>,
+    current: Vec<usize>,
+    ticks: Vec<u64>,
+    checked: Instant,
+}
+
+impl SamplerPlacement {
+    fn new() -> Self {
+        let param = libc::sched_param { sched_priority: 1 };
+        // SAFETY: changes only this thread's scheduling policy; `param` outlives the call.
+        unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) };
+        let allowed = affinity().unwrap_or_default();
+        SamplerPlacement {
+            current: allowed.clone(),
+            allowed,
+            ticks: Vec::new(),
+            checked: Instant::now(),
+        }
+    }
+
+    /// Look again every 100 ms (CPU threads migrate; CPUs come and go).
+    fn review(&mut self, r: &Runtime) {
+        if self.checked.elapsed() < Duration::from_millis(100) || self.allowed.len() < 2 {
+            return;
+        }
+        self.checked = Instant::now();
+        self.ticks.resize(r.cpus.len(), 0);
+        let mut busy = Vec::new();
+        for (st, seen) in r.cpus.iter().zip(self.ticks.iter_mut()) {
+            let t = st.schedule.ticks.load(Ordering::Relaxed);
+            if t != *seen {
+                busy.push(st.schedule.shared.core.load(Ordering::Relaxed) as usize);
+            }
+            *seen = t;
+        }
+        let free: Vec<usize> = self
+            .allowed
+            .iter()
+            .copied()
+            .filter(|c| !busy.contains(c))
+            .collect();
+        let want = if free.is_empty() {
+            self.allowed.clone()
+        } else {
+            free
+        };
+        if want != self.current && set_affinity(&want) {
+            self.current = want;
+        }
+    }
+}
+
+/// The host core the calling thread runs on (u32::MAX if unknown).
+pub fn host_core() -> u32 {
+    // SAFETY: sched_getcpu takes no arguments (a vDSO call); it returns -1 on failure.
+    let c = unsafe { libc::sched_getcpu() };
+    u32::try_from(c).unwrap_or(u32::MAX)
+}
+
+/// The host cores the calling thread may run on.
+fn affinity() -> Option<Vec<usize>> {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity fills the set we own.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: pid 0 is the calling thread; the size is that of `set`.
+    let rc =
+        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    if rc != 0 {
+        return None;
+    }
+    Some(
+        (0..libc::CPU_SETSIZE as usize)
+            // SAFETY: `set` is initialized and the index is below CPU_SETSIZE.
+            .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+            .collect(),
+    )
+}
+
+/// Keep the calling thread to `cores`.
+fn set_affinity(cores: &[usize]) -> bool {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &c in cores {
+        // SAFETY: CPU_SET only writes within `set` for c < CPU_SETSIZE (checked by libc).
+        unsafe { libc::CPU_SET(c, &mut set) };
+    }
+    // SAFETY: pid 0 is the calling thread; `set` outlives the call.
+    unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0 }
+}
+
+/// The earliest deadline any CPU has posted.
+fn earliest(r: &Runtime) -> u64 {
+    r.cpus
+        .iter()
+        .map(|st| st.schedule.shared.wall_deadline.load(Ordering::SeqCst))
+        .min()
+        .unwrap_or(u64::MAX)
+}
+
+/// The CPU thread's time may be at most this far from the scheduler's reading when the tick
+/// uses it: beyond, the thread was not running in between and the tick reads its own time.
+pub const ARM_TRUST_NS: u64 = 20_000;
+
+/// What the scheduler does about a CPU whose wall-clock deadline came.
+enum DueCheck {
+    /// Its CPU time has not reached the due time while its thread runs: look again then.
+    Wait(u64),
+    /// Arm it, handing the tick the CPU time read just before (None: not read, or the
+    /// thread's time stands still and the tick reads its own).
+    Arm(Option<u64>),
+}
+
+/// A CPU's wall-clock deadline came: confirm on its thread's CPU clock (read from here, so
+/// that the CPU thread makes no system call for it) that its clocks' due time has come, and
+/// hand the reading to the tick. The time has not come when the host did not run the thread
+/// all the time since the deadline was set; a thread whose time stands still (it waits, is
+/// stopped or was preempted) is armed, so that its first instruction ticks and reads its own
+/// time.
+fn confirm_due(h: &hcpumf_host, cpu: u16, sh: &SchedShared, own: &SchedPrivate) -> DueCheck {
+    let due = sh.due_cpu_ns.load(Ordering::Relaxed);
+    let Some(read) = h.thread_cputime_ns.filter(|_| due > 1) else {
+        return DueCheck::Arm(None);
+    };
+    // SAFETY: the glue reads the clock of the CPU's thread under the CPU's lock and returns
+    // 0 when the CPU is offline.
+    let c = unsafe { read(cpu) };
+    let seen = own.seen_cpu_ns.swap(c, Ordering::Relaxed);
+    if c == 0 {
+        DueCheck::Arm(None)
+    } else if c >= due {
+        // A stale reading left by an earlier arming is harmless: the tick checks its age.
+        sh.armed_mono_ns.store(mono_ns(), Ordering::Relaxed);
+        sh.armed_cpu_ns.store(c, Ordering::Release);
+        DueCheck::Arm(Some(c))
+    } else if c != seen {
+        DueCheck::Wait(due - c)
+    } else {
+        DueCheck::Arm(None)
+    }
+}
+
+/// Arm the CPUs whose deadline has come; return when to look again.
+fn scan(r: &Runtime, now: u64) -> u64 {
+    let mut next = now + 100_000_000;
+    let Some(h) = host() else { return next };
+    for (i, st) in r.cpus.iter().enumerate() {
+        let s = &st.schedule;
+        let d = s.shared.wall_deadline.load(Ordering::SeqCst);
+        if d == u64::MAX {
+            continue;
+        }
+        if d > now {
+            next = next.min(d);
+            continue;
+        }
+        let mut read = None;
+        if !s.shared.armed.load(Ordering::Acquire) && st.alerts.pending().is_empty() {
+            match confirm_due(h, i as u16, &s.shared, &s.private) {
+                DueCheck::Wait(wait) => {
+                    let d2 = now.saturating_add(wait);
+                    let _ = s.shared.wall_deadline.compare_exchange(
+                        d,
+                        d2,
+                        Ordering::SeqCst,
+                        Ordering::SeqCst,
+                    );
+                    next = next.min(d2);
+                    continue;
+                }
+                DueCheck::Arm(c) => read = c,
+            }
+        }
+        let already = s.shared.armed.swap(true, Ordering::AcqRel);
+        if !already {
+            // SAFETY: the glue arms under the CPU's lock and checks it is online.
+            let ok = h.arm.map(|a| unsafe { a(i as u16) } == 0).unwrap_or(false);
+            if !ok {
+                // Offline CPU, or the previous arming not yet consumed.
+                s.shared.armed.store(false, Ordering::Release);
+            }
+        }
+        if !st.alerts.pending().is_empty() {
+            if let Some(kick) = h.kick_waiting {
+                // SAFETY: the glue checks the CPU under the interrupt lock.
+                unsafe { kick(i as u16) };
+            }
+        }
+        // When to look at the CPU again. Its tick posts the exact deadline, and the tick
+        // should not have to wake us: that costs the CPU thread a futex system call and the
+        // host an inter-processor interrupt (a tenth of the CPU thread's time at 13,333
+        // samples/s on a virtual machine), where our own timer wake-up costs it nothing.
+        // Freshly armed, we sleep until the follow-on due time the CPU posted (see below);
+        // otherwise a quarter period on, which no tick's deadline comes before (the wake
+        // margin is at most half an interval and samples are at least a quarter interval
+        // apart).
+        //
+        // Still armed from before, the CPU has not reached an instruction boundary since: it
+        // waits or is stopped, or the host has not run its thread, or it is in a long
+        // instruction. It is looked at again a quarter period on, and twice as late each
+        // time it is still armed, up to 10 ms: its tick, when it comes soon, then still
+        // need not wake us, and a waiting CPU costs few wake-ups.
+        let hint = s.shared.period_hint.load(Ordering::Relaxed);
+        let stale = if already {
+            s.private
+                .stale_looks
+                .fetch_add(1, Ordering::Relaxed)
+                .min(16)
+        } else {
+            s.private.stale_looks.store(0, Ordering::Relaxed);
+            0
+        };
+        let follow = s.shared.follow_cpu_ns.load(Ordering::Relaxed);
+        let again = match read {
+            _ if hint == 0 => 10_000_000,
+            // Freshly armed with the CPU time just read: the tick will post a deadline for
+            // the follow-on due time, never earlier than the CPU time still to run to it
+            // from now. Sleeping until just after that serves the tick's deadline in the
+            // same wake-up (within WAKE_TOLERANCE_NS) instead of a look and a wake-up.
+            Some(c) if !already && follow > c => (follow - c + 2_000).clamp(2_000, 10_000_000),
+            _ => ((hint / 4) << stale).clamp(2_000, 10_000_000),
+        };
+        let again = if st.alerts.pending().is_empty() {
+            again
+        } else {
+            again.min(ALERT_POLL_NS)
+        };
+        let _ = s.shared.wall_deadline.compare_exchange(
+            d,
+            now + again,
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
+        next = next.min(now + again);
+    }
+    next
+}

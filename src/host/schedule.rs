@@ -1,0 +1,119 @@
+//! When a CPU next needs its tick: its two sampling clocks, its accounting points, and the
+//! cache line the CPU's tick and the sampler thread exchange. (The deadlines themselves are
+//! posted with `sampler::reschedule`.)
+
+use crate::host::cacheline::Padded;
+use crate::host::clock::SampleClock;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+
+/// The part of a CPU's schedule shared with the scheduler thread.
+#[derive(Debug, Default)]
+pub struct SchedShared {
+    /// Wall-clock deadline (ns since the scheduler epoch) to arm the CPU; u64::MAX = none.
+    pub wall_deadline: AtomicU64,
+    /// The CPU's opcode table is armed and the tick has not run yet.
+    pub armed: AtomicBool,
+    /// The shortest period the CPU's ticks come at (ns; 0 = no periodic ticks).
+    pub period_hint: AtomicU64,
+    /// The CPU time the CPU's clocks next need a tick at (0: none; 1: at once).
+    pub due_cpu_ns: AtomicU64,
+    /// ... and the one after, as far as it can be told now (0: unknown).
+    pub follow_cpu_ns: AtomicU64,
+    /// The CPU thread's CPU time as the scheduler read it just before arming (0: not read),
+    /// and the monotonic clock at that read.
+    pub armed_cpu_ns: AtomicU64,
+    pub armed_mono_ns: AtomicU64,
+    /// The host core the CPU's last tick ran on (u32::MAX: none yet).
+    pub core: AtomicU32,
+}
+
+// The tick and the scheduler exchange one cache line per CPU, not two.
+const _: () = assert!(std::mem::size_of::<SchedShared>() <= 64);
+
+/// What only the scheduler thread reads and writes about a CPU, off the shared line.
+#[derive(Debug, Default)]
+pub struct SchedPrivate {
+    /// The scheduler's previous reading of the CPU thread's CPU time.
+    pub seen_cpu_ns: AtomicU64,
+    /// How many times in a row the scheduler found the CPU still armed (its tick not yet
+    /// run): it then looks again later and later.
+    pub stale_looks: AtomicU32,
+}
+
+/// When a CPU next needs its tick.
+#[derive(Debug)]
+pub struct TickSchedule {
+    /// The guest's sampling (LSCTL).
+    pub guest: SampleClock,
+    /// Host-driven (HIS) sampling.
+    pub host: SampleClock,
+    /// CPU time of the next problem-state accounting point; 0 when not needed.
+    pub next_account_ns: AtomicU64,
+    /// Ticks the CPU took (shown by `hcpumf status`: ticks per sample is the sampling cost).
+    pub ticks: AtomicU64,
+    /// What the scheduler thread reads and writes, on a cache line of its own.
+    pub shared: Padded<SchedShared>,
+    /// What only the scheduler thread uses.
+    pub private: Padded<SchedPrivate>,
+    /// Pseudo-random state for accounting jitter.
+    pub rng: AtomicU64,
+    /// A HIS run needs problem-state accounting points.
+    pub host_accounting: AtomicBool,
+    /// Fill the guest program parameter of host samples from MVS control blocks.
+    pub host_mvs: AtomicBool,
+    /// Host samples are combined (basic + diagnostic) entries.
+    pub host_diagnostic: AtomicBool,
+}
+
+impl Default for TickSchedule {
+    fn default() -> Self {
+        TickSchedule {
+            guest: SampleClock::default(),
+            host: SampleClock::default(),
+            next_account_ns: AtomicU64::new(0),
+            ticks: AtomicU64::new(0),
+            shared: Padded(SchedShared {
+                wall_deadline: AtomicU64::new(u64::MAX),
+                armed: AtomicBool::new(false),
+                period_hint: AtomicU64::new(0),
+                due_cpu_ns: AtomicU64::new(0),
+                follow_cpu_ns: AtomicU64::new(0),
+                armed_cpu_ns: AtomicU64::new(0),
+                armed_mono_ns: AtomicU64::new(0),
+                core: AtomicU32::new(u32::MAX),
+            }),
+            private: Padded(SchedPrivate::default()),
+            rng: AtomicU64::new(0x9E37_79B9_7F4A_7C15),
+            host_accounting: AtomicBool::new(false),
+            host_mvs: AtomicBool::new(false),
+            host_diagnostic: AtomicBool::new(false),
+        }
+    }
+}
+
+impl TickSchedule {
+    /// A pseudo-random accounting period averaging `period` (a cheap xorshift): accounting
+    /// points fall at random with respect to interruptions.
+    pub fn jitter(&self, period: u64) -> u64 {
+        let mut x = self.rng.load(Ordering::Relaxed);
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng.store(x, Ordering::Relaxed);
+        period / 2 + x % period.max(1)
+    }
+
+    /// Keep accounting points coming while they are needed (`needed`: the problem-state set
+    /// is active or a HIS run collects counters), the next one a jittered `period` from
+    /// `now_ns`; none otherwise.
+    pub fn update_accounting(&self, needed: bool, period: u64, now_ns: u64) {
+        if needed || self.host_accounting.load(Ordering::Relaxed) {
+            if self.next_account_ns.load(Ordering::Relaxed) == 0 {
+                let d = self.jitter(period);
+                self.next_account_ns.store(now_ns + d, Ordering::Relaxed);
+            }
+        } else {
+            self.next_account_ns.store(0, Ordering::Relaxed);
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! The glue's services as Rust sees them: the host-services table Hercules' side of the
+//! plugin registers at load (console log, TOD clock, CPU states, guest storage).
+
+use crate::host::cacheline::Padded;
+use crate::host::glue::hcpumf_host;
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+// On a line of its own: every tick reads it.
+static HOST: Padded<AtomicPtr<hcpumf_host>> = Padded(AtomicPtr::new(std::ptr::null_mut()));
+
+/// Install the glue's services (called once at load).
+pub fn set_host(host: *const hcpumf_host) {
+    HOST.store(host as *mut hcpumf_host, Ordering::Release);
+}
+
+/// The glue's services, when running inside Hercules.
+pub fn host() -> Option<&'static hcpumf_host> {
+    let p = HOST.load(Ordering::Acquire);
+    // SAFETY: the pointer is the glue's static hcpumf_host_services, valid while the module
+    // is loaded; it is cleared before unload.
+    unsafe { p.as_ref() }
+}
+
+/// Forget the host (module unload).
+pub fn clear_host() {
+    HOST.store(std::ptr::null_mut(), Ordering::Release);
+}
+
+/// Is CPU `cpu` configured in Hercules?
+pub fn cpu_online(cpu: u16) -> bool {
+    host()
+        .and_then(|h| h.cpu_online)
+        // SAFETY: the callback only reads sysblk.
+        .map(|f| unsafe { f(cpu) } != 0)
+        .unwrap_or(false)
+}
+
+/// Write a console line through Hercules' logger.
+pub fn log(line: &str) {
+    if let Some(f) = host().and_then(|h| h.log) {
+        let mut bytes: Vec<u8> = line.bytes().filter(|&b| b != 0).collect();
+        bytes.push(0);
+        // SAFETY: `bytes` is NUL-terminated and outlives the call.
+        unsafe { f(bytes.as_ptr() as *const libc::c_char) };
+    } else {
+        eprintln!("{line}");
+    }
+}
+
+/// A view's TOD clock, or, when the glue left it unread (0), the TOD clock now.
+pub fn tod_or_now(tod: u64) -> u64 {
+    if tod != 0 {
+        tod
+    } else {
+        tod_now()
+    }
+}
+
+/// The TOD clock (bits 0-63) from the emulator, 0 without one.
+pub fn tod_now() -> u64 {
+    host()
+        .and_then(|h| h.tod)
+        // SAFETY: the callback reads the TOD clock.
+        .map(|f| unsafe { f() })
+        .unwrap_or(0)
+}

@@ -1,0 +1,84 @@
+//! The plugin's per-CPU state (lock-free: one [`CpuState`] per CPU, on cache lines laid
+//! out so that the CPU's tick and the sampler thread share as few as possible) and the
+//! global [`Runtime`].
+
+use crate::arch::alerts::PendingAlerts;
+use crate::arch::counter::{CoprocessorGroups, CpuCounters};
+use crate::arch::program_param::ProgramParameter;
+use crate::arch::sampling::CpuSampling;
+use crate::host::cacheline::Padded;
+use crate::host::meter::Meter;
+use crate::host::run_cpu::RunCpu;
+use crate::host::schedule::TickSchedule;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+/// CPUs the plugin keeps state for (Hercules 3.13 has at most MAX_CPU_ENGINES = 8 on amd64).
+pub const MAX_CPUS: usize = crate::host::glue::HCPUMF_MAX_CPU as usize;
+
+/// Everything the facilities keep for one CPU.
+#[derive(Default)]
+pub struct CpuState {
+    pub counters: CpuCounters,
+    pub sampling: CpuSampling,
+    pub program_parameter: ProgramParameter,
+    pub alerts: Padded<PendingAlerts>,
+    pub meter: Padded<Meter>,
+    pub schedule: TickSchedule,
+    /// CPACF activity of this CPU whatever the guest's counter-set state (for HIS runs),
+    /// in crypto-counter order (counter 64 + i).
+    pub crypto_totals: [AtomicU64; 20],
+    /// What a HIS run keeps for this CPU: the block being filled, the CPU as last seen.
+    pub run: RunCpu,
+}
+
+/// The global state of the loaded plugin.
+pub struct Runtime {
+    pub cpus: Vec<CpuState>,
+    pub groups: CoprocessorGroups,
+    pub epoch: Instant,
+    /// What the scheduler thread writes as it sleeps and wakes, on lines of its own: the
+    /// CPUs' ticks read the fields around it.
+    pub sched: Padded<SchedulerState>,
+    /// The scheduler thread, for CPUs to unpark. It sleeps with `park_timeout` and never
+    /// takes a lock a CPU thread holds: a CPU thread the host preempted while holding one
+    /// (they run at a low priority and outnumber the host's cores) would otherwise stop
+    /// the real-time scheduler, and with it the ticks of every CPU, for as long as the host
+    /// leaves that thread waiting (tens of milliseconds were seen).
+    pub sampler: std::sync::RwLock<Option<std::thread::Thread>>,
+    pub stop: AtomicBool,
+    pub scheduler: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+/// The scheduler thread's sleep and wake-up statistics.
+#[derive(Debug, Default)]
+pub struct SchedulerState {
+    /// Wall time (ns since the epoch) until which the scheduler sleeps; a CPU that needs an
+    /// earlier tick wakes it.
+    pub sleep_target: AtomicU64,
+    /// The scheduler's timed sleeps, and how late the host woke it (ns): the most, and how
+    /// often by more than a millisecond (`hcpumf status`: late wake-ups delay samples).
+    pub sleeps: AtomicU64,
+    pub oversleep_max: AtomicU64,
+    pub oversleeps_1ms: AtomicU64,
+}
+
+static RUNTIME: OnceLock<Runtime> = OnceLock::new();
+/// The plugin state (created on first use).
+pub fn rt() -> &'static Runtime {
+    RUNTIME.get_or_init(|| Runtime {
+        cpus: (0..MAX_CPUS).map(|_| CpuState::default()).collect(),
+        groups: CoprocessorGroups::new(),
+        epoch: Instant::now(),
+        sched: Padded(SchedulerState::default()),
+        sampler: std::sync::RwLock::new(None),
+        stop: AtomicBool::new(false),
+        scheduler: std::sync::Mutex::new(None),
+    })
+}
+
+/// The state of CPU `cpu`, if the address is one the plugin keeps state for.
+pub fn cpu(cpu: u16) -> Option<&'static CpuState> {
+    rt().cpus.get(usize::from(cpu))
+}

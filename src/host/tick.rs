@@ -1,0 +1,156 @@
+//! The tick: control on a CPU's own thread at an instruction boundary, after the sampler
+//! thread armed the CPU's opcode table (`host::sampler`). It reads top-down:
+//!
+//! 1. [`tick`]: the CPU's state: its CPU time now and its measurements up to here;
+//! 2. [`guest_sample`]: the guest's sampling (LSCTL): a sample entry into the guest's own
+//!    sample-data blocks, with the update process of SA23-2260;
+//! 3. `run::sample`: a HIS run's sampling: an entry into the run's own block;
+//! 4. the next accounting point, a pending measurement alert to present, the next deadline.
+
+use crate::arch::cpu::CpuView;
+use crate::arch::model::CounterSets;
+use crate::arch::sampling::SamplingControls;
+use crate::host::meter::{bump, mono_ns, RawCounts};
+use crate::host::sampler::{host_core, reschedule, ARM_TRUST_NS};
+use crate::host::services::tod_or_now;
+use crate::host::state::{self, CpuState};
+use crate::host::storage::HostStorage;
+use crate::host::{model, run};
+use std::sync::atomic::Ordering;
+
+/// The tick on the CPU's own thread: account, take the samples that are due, decide whether
+/// to present a pending measurement alert now. Returns the interruption parameter to present.
+pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32> {
+    let st = state::cpu(view.cpu)?;
+    let s = &st.schedule;
+    s.shared.armed.store(false, Ordering::Release);
+    bump(&s.ticks, 1);
+    let core = host_core();
+    if s.shared.core.load(Ordering::Relaxed) != core {
+        s.shared.core.store(core, Ordering::Relaxed);
+    }
+    let now_ns = cpu_time_now(st, raw);
+    let now = st.meter.account(raw, now_ns, view.problem_state);
+    // The samples carry the CPU's measurements at this point (the diagnostic entry's
+    // instruction count and CPU time), as the counter instructions' view does. The glue
+    // leaves the TOD clock unread (it takes Hercules' TOD lock): diagnostic entries carry
+    // it, a trailer reads it when its block gets full.
+    let diagnostic = st.sampling.controls().contains(SamplingControls::CD)
+        || s.host_diagnostic.load(Ordering::Relaxed);
+    let view = &CpuView {
+        meter: now,
+        tod: if diagnostic {
+            tod_or_now(view.tod)
+        } else {
+            view.tod
+        },
+        ..*view
+    };
+
+    guest_sample(st, view, now_ns);
+    run::sample(st, view, prefix, cr1, now_ns);
+
+    if s.next_account_ns.load(Ordering::Relaxed) != 0 {
+        let d = s.jitter(st.meter.account_period(now_ns));
+        s.next_account_ns.store(now_ns + d, Ordering::Relaxed);
+    }
+    update_accounting(st, now_ns);
+    let param = st.alerts.take_deliverable(view);
+    reschedule(view.cpu, now_ns);
+    param
+}
+
+/// Problem-state attribution needs accounting points while the problem-state set is active
+/// or a HIS run collects counters.
+pub fn update_accounting(st: &CpuState, now_ns: u64) {
+    st.schedule.update_accounting(
+        st.counters.active().contains(CounterSets::PROBLEM_STATE),
+        st.meter.account_period(now_ns),
+        now_ns,
+    );
+}
+
+/// The CPU thread's CPU time at this tick. The scheduler usually read it just before arming
+/// the CPU: that reading plus the wall time since is the time now (within the wall time
+/// since, which is short unless the host did not run the thread, and then the tick reads it
+/// itself). Never before the time the CPU's measurements are at: the samples' clocks see the
+/// time the measurements stored in the samples are at.
+fn cpu_time_now(st: &CpuState, raw: RawCounts) -> u64 {
+    let s = &st.schedule;
+    let armed = s.shared.armed_cpu_ns.swap(0, Ordering::Acquire);
+    let mono = mono_ns();
+    let since = mono.saturating_sub(s.shared.armed_mono_ns.load(Ordering::Relaxed));
+    let now = if armed != 0 && since <= ARM_TRUST_NS {
+        let n = armed + since;
+        st.meter.adopt(n, mono, raw.waitsig);
+        n
+    } else {
+        unread_cpu_time(st, raw)
+    };
+    now.max(st.meter.time())
+}
+
+/// The CPU time at a tick the scheduler did not read it for. A sampling clock compares the
+/// CPU time with its due time, so a tick that may take a sample reads it (a wall-clock
+/// extrapolation counts time the host did not run the CPU thread: samples would come early
+/// and then bunch). The extrapolation is never behind the real CPU time, so when even it has
+/// not reached a running clock's due time no sample is due and the read (a system call) is
+/// skipped.
+fn unread_cpu_time(st: &CpuState, raw: RawCounts) -> u64 {
+    let s = &st.schedule;
+    match st.meter.estimate_now(raw.waitsig) {
+        Some(est)
+            if ![&s.guest, &s.host]
+                .iter()
+                .any(|c| c.running() && est >= c.wake_at()) =>
+        {
+            est
+        }
+        _ => st.meter.read_now(raw.waitsig),
+    }
+}
+
+/// The guest's sampling (SA23-2260, "Sampling Functions"): when the guest's clock says a
+/// sample is due, store the data entry and run the sample-data-block update process in
+/// guest storage; alerts it recognizes become pending.
+fn guest_sample(st: &CpuState, view: &CpuView, now_ns: u64) {
+    let clock = &st.schedule.guest;
+    if !st.sampling.any_active() {
+        clock.stop();
+        return;
+    }
+    if !clock.poll(now_ns, view.meter.instructions) {
+        return;
+    }
+    if let Some(storage) = HostStorage::current() {
+        let pp = st.program_parameter.get();
+        let tod = || tod_or_now(view.tod);
+        let out = st
+            .sampling
+            .take_sample_timed(model::current(), &storage, view, pp, &tod);
+        if !out.alerts.is_empty() {
+            st.alerts.raise(out.alerts);
+        }
+        // Intervals the host delayed too long to sample are lost sample data: they go into
+        // the overflow count, where programs count lost samples.
+        let lost = clock.take_unreported();
+        if lost > 0 {
+            st.sampling.count_lost(&storage, lost);
+        }
+    }
+    if !st.sampling.any_active() {
+        // The update process placed the functions in the inactive state.
+        clock.stop();
+    }
+}
+
+/// Count `n` sampling intervals the host could not sample as lost sample data of the current
+/// block (its overflow count).
+pub fn count_lost(st: &CpuState, n: u64) {
+    if n == 0 {
+        return;
+    }
+    if let Some(storage) = HostStorage::current() {
+        st.sampling.count_lost(&storage, n);
+    }
+}

@@ -1,0 +1,158 @@
+//! The Hercules dynamic module (HDL) itself: what happens at `ldmod` and `rmmod`, the
+//! `hcpumf` console command's entry, and the HDL sections Hercules looks up by name, which
+//! forward to the glue's (`hercules-glue/hcpumf_glue.c`; like Hercules' `crypto/dyncrypt.c`
+//! the sections come last). This is the top of the crate: it calls the console, the HIS
+//! collector and the host; nothing calls back into it.
+
+use crate::host::ffi::guarded;
+use crate::host::glue::{hcpumf_hdl, hcpumf_host};
+use crate::host::{model, sampler, services};
+use std::ffi::{c_char, c_void, CStr};
+
+/// Called by the glue's `hdl_init`: remember the host services, choose the machine model,
+/// start the sampler and print the banner. Returns 0.
+///
+/// # Safety
+/// `host` must point to the glue's host-services table, valid until [`hcpumf_unload`].
+#[no_mangle]
+pub unsafe extern "C" fn hcpumf_load(host: *const hcpumf_host) -> i32 {
+    guarded("load", 1, || {
+        services::set_host(host);
+        model::load();
+        sampler::start();
+        crate::console::banner();
+        0
+    })
+}
+
+/// Called by the glue's `hdl_fini`: stop the sampler thread, end a HIS run (its files are
+/// written) and forget the host.
+#[no_mangle]
+pub extern "C" fn hcpumf_unload() {
+    guarded("unload", (), || {
+        sampler::stop();
+        crate::his::run::stop_on_unload();
+        services::log("HHCMF001I hcpumf unloaded");
+        services::clear_host();
+    })
+}
+
+/// A console command whose first word is `hcpumf`.
+///
+/// # Safety
+/// `argv` must hold `argc` NUL-terminated strings.
+#[no_mangle]
+pub unsafe extern "C" fn hcpumf_command(
+    argc: i32,
+    argv: *const *const c_char,
+    cmdline: *const c_char,
+) {
+    let _ = cmdline;
+    guarded("command", (), || {
+        let mut args = Vec::new();
+        for i in 0..argc.max(0) as usize {
+            // SAFETY: the glue passes Hercules' parsed argument vector of `argc` strings.
+            let p = unsafe { *argv.add(i) };
+            if p.is_null() {
+                break;
+            }
+            // SAFETY: each argument is NUL-terminated.
+            args.push(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned());
+        }
+        crate::console::command(&args);
+    })
+}
+
+static HDL: std::sync::atomic::AtomicPtr<hcpumf_hdl> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+
+fn hdl() -> Option<&'static hcpumf_hdl> {
+    // SAFETY: the pointer is the glue's static section table, registered by its constructor
+    // and valid for the life of the loaded module.
+    unsafe { HDL.load(std::sync::atomic::Ordering::Acquire).as_ref() }
+}
+
+/// Called by the glue's constructor: its HDL sections.
+///
+/// # Safety
+/// `sections` must point to a static table.
+#[no_mangle]
+pub unsafe extern "C" fn hcpumf_register_hdl(sections: *const hcpumf_hdl) {
+    HDL.store(
+        sections as *mut hcpumf_hdl,
+        std::sync::atomic::Ordering::Release,
+    );
+}
+
+/// HDL dependency section (structure sizes and versions must match Hercules').
+///
+/// # Safety
+/// Called by Hercules' HDL loader with its version-check callback.
+#[no_mangle]
+pub unsafe extern "C" fn hdl_depc(vers: *mut c_void) -> i32 {
+    match hdl().and_then(|h| h.depc) {
+        // SAFETY: forwards Hercules' argument to the glue's section.
+        Some(f) => unsafe { f(vers) },
+        None => 1,
+    }
+}
+
+/// HDL resolver section.
+///
+/// # Safety
+/// Called by Hercules' HDL loader.
+#[no_mangle]
+pub unsafe extern "C" fn hdl_reso(fent: *mut c_void) {
+    if let Some(f) = hdl().and_then(|h| h.reso) {
+        // SAFETY: forwards Hercules' argument to the glue's section.
+        unsafe { f(fent) }
+    }
+}
+
+/// HDL registration section (hooks, console command, start of the plugin).
+///
+/// # Safety
+/// Called by Hercules' HDL loader.
+#[no_mangle]
+pub unsafe extern "C" fn hdl_init(regi: *mut c_void) {
+    if let Some(f) = hdl().and_then(|h| h.init) {
+        // SAFETY: forwards Hercules' argument to the glue's section.
+        unsafe { f(regi) }
+    }
+}
+
+/// HDL instruction section (the CPU-measurement opcodes).
+///
+/// # Safety
+/// Called by Hercules' HDL loader.
+#[no_mangle]
+pub unsafe extern "C" fn hdl_dins(dins: *mut c_void) {
+    if let Some(f) = hdl().and_then(|h| h.dins) {
+        // SAFETY: forwards Hercules' argument to the glue's section.
+        unsafe { f(dins) }
+    }
+}
+
+/// HDL final section (rmmod and shutdown).
+///
+/// # Safety
+/// Called by Hercules' HDL loader.
+#[no_mangle]
+pub unsafe extern "C" fn hdl_fini() -> i32 {
+    match hdl().and_then(|h| h.fini) {
+        // SAFETY: calls the glue's final section.
+        Some(f) => unsafe { f() },
+        None => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_console_command_without_words_is_refused_quietly() {
+        // SAFETY: the hook must tolerate null pointers from a broken caller.
+        unsafe { hcpumf_command(0, std::ptr::null(), std::ptr::null()) };
+    }
+}
