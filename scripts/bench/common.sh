@@ -12,7 +12,7 @@ s390x-linux-gnu-ld -Ttext=0 -e 0 -o "$work/mips.elf" "$work/mips.o"
 s390x-linux-gnu-objcopy -O binary -j .text "$work/mips.elf" "$work/mips.bin"
 
 speed=4404                      # cycles/us of the 2097 model
-max_rate=$(grep -o 'MAX_SAMPLING_RATE: u64 = [0-9_]*' src/model.rs | grep -o '[0-9_]*$' | tr -d _)
+max_rate=$(grep -o 'MAX_SAMPLING_RATE: u64 = [0-9_]*' src/arch/model.rs | grep -o '[0-9_]*$' | tr -d _)
 int13=$(( speed * 1000000 / 13333 ))
 intmax=$(( speed * 1000000 / max_rate ))
 
