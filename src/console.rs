@@ -22,13 +22,20 @@ HHCMF010I hcpumf commands:
   hcpumf his ...                       host-driven HIS collection (hcpumf his help)
   hcpumf help                          this text";
 
-/// The load banner.
+/// The load banner: the model in force, or that it waits for the configuration's CPUMODEL.
 pub fn banner() {
-    log(&format!(
-        "HHCMF000I hcpumf {} loaded: {}",
-        env!("CARGO_PKG_VERSION"),
-        model::current().summary()
-    ));
+    let v = env!("CARGO_PKG_VERSION");
+    if model::pending() {
+        log(&format!(
+            "HHCMF000I hcpumf {v} loaded: the machine model follows CPUMODEL and is settled when \
+             Hercules has read the configuration (HHCMF002I)"
+        ));
+    } else {
+        log(&format!(
+            "HHCMF000I hcpumf {v} loaded: {}",
+            model::current().summary()
+        ));
+    }
 }
 
 fn parse_cpu(words: &[String]) -> Result<Option<u16>, String> {
@@ -65,8 +72,9 @@ fn parse_alerts(list: &str) -> Result<AlertBits, String> {
     Ok(bits)
 }
 
-/// The `hcpumf` console command.
-pub fn command(args: &[String]) {
+/// The `hcpumf` console command: its words (`args[0]` is `hcpumf`) and the line as the
+/// operator typed it.
+pub fn command(args: &[String], line: &str) {
     let (sub, rest) = match args.get(1..).and_then(|a| a.split_first()) {
         Some((first, rest)) => (Some(first.to_ascii_lowercase()), rest),
         None => (None, &[][..]),
@@ -78,7 +86,7 @@ pub fn command(args: &[String]) {
             let mut m = model::current().clone();
             match m.apply_settings(rest) {
                 Ok(()) => {
-                    model::install(m);
+                    model::install_explicit(m);
                     apply_authorizations(None);
                     log(&format!(
                         "HHCMF012I model now {}",
@@ -96,7 +104,7 @@ pub fn command(args: &[String]) {
             Ok(msg) => log(&msg),
             Err(e) => log(&format!("HHCMF017E hcpumf inject: {e}; nothing injected")),
         },
-        Some("his") => crate::his::run::command(rest),
+        Some("his") => crate::his::run::command(rest, line),
         Some(other) => log(&format!(
             "HHCMF019E unknown hcpumf subcommand '{other}'; enter 'hcpumf help'"
         )),

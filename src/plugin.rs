@@ -47,7 +47,6 @@ pub unsafe extern "C" fn hcpumf_command(
     argv: *const *const c_char,
     cmdline: *const c_char,
 ) {
-    let _ = cmdline;
     guarded("command", (), || {
         let mut args = Vec::new();
         for i in 0..argc.max(0) as usize {
@@ -59,7 +58,15 @@ pub unsafe extern "C" fn hcpumf_command(
             // SAFETY: each argument is NUL-terminated.
             args.push(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned());
         }
-        crate::console::command(&args);
+        let line = if cmdline.is_null() {
+            args.join(" ")
+        } else {
+            // SAFETY: Hercules passes the NUL-terminated command line as typed.
+            unsafe { CStr::from_ptr(cmdline) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        crate::console::command(&args, line.trim());
     })
 }
 

@@ -87,8 +87,8 @@ fn cnt_text() -> String {
 const MAP: &str = "I SYS HERCULES\n\
 I MODE 64-BIT\n\
 AX0021DEMOJOB 00000000000089000000000000008900\n\
-MC0000HOTLOOP 000000000001000000000000000100FF\n\
-MC0000WARMLOOP000000000002000000000000000200FF\n";
+MX0021HOTLOOP 000000000001000000000000000100FF\n\
+MX0021WARMLOOP000000000002000000000000000200FF\n";
 
 /// A run directory with the three kinds of file; returns (dir, smp, cnt, map).
 fn run_dir(name: &str) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
@@ -221,7 +221,7 @@ fn truncated_and_corrupt_map_name_their_offsets() {
         "00000000000100000000000000010XFF",
     );
     std::fs::write(&map_path, bad).expect("bad");
-    let hot = MAP.find("MC0000HOTLOOP").expect("HOTLOOP") as u64;
+    let hot = MAP.find("MX0021HOTLOOP").expect("HOTLOOP") as u64;
     let out = damaged(&report(&[&d]), &map_path, hot, "not hexadecimal");
     assert!(out.contains("line 4"), "{out}");
     // An unknown record type.

@@ -1,6 +1,7 @@
 //! Instruction-address attribution (SA23-2260, Basic-Sampling Data Entry, Instruction
 //! Address): a guest spends a measured share of its CPU cycles in one loop and the rest in
 //! another; the share of basic entries whose instruction address falls in each loop matches.
+//! And the U field (SA23-2260, "Number of Unique Instructions") estimates each region's CPI.
 mod common;
 use common::*;
 
@@ -50,5 +51,75 @@ fn samples_fall_in_each_loop_in_proportion_to_its_cycles() {
     assert!(
         ((samples + overflow) as f64 - expected).abs() / expected < 0.05,
         "{samples} stored + {overflow} counted vs {expected:.0} intervals"
+    );
+}
+
+/// SA23-2260, "Number of Unique Instructions": busy samples divided by the sum of U estimates
+/// the CPI of a measurement. A region of costly instructions (256-byte MVCs) shows a clearly
+/// higher sample CPI than one of cheap ones (AHI/BRCTG), each within 10% of the CPI the basic
+/// counter set measured over it, and the whole run's sample CPI agrees with the .CNT's.
+#[test]
+fn sample_cpi_follows_the_counters_cpi_per_region() {
+    use hcpumf::his::{cnt, smp};
+    let out_dir = scratch("cpi-regions");
+    let cfg = Config {
+        before: vec![format!(
+            "hcpumf his begin ctrset=b sampfreq=800000 path={}",
+            out_dir.display()
+        )],
+        after: vec!["hcpumf his end".into()],
+        timeout: 120,
+        ..Config::default()
+    };
+    let out = run("cpi_regions", &cfg);
+    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+    let counter_cpi = |at: u64| out.u64(at) as f64 / out.u64(at + 8).max(1) as f64;
+    let (costly, cheap) = (counter_cpi(0x3000), counter_cpi(0x3010));
+    // (busy samples, sum of U) per region and in all.
+    let mut r = [(0u64, 0u64); 3];
+    for f in files(&out_dir, ".SMP.") {
+        let bytes = std::fs::read(&f).expect("smp");
+        smp::scan(&bytes[..], &mut |s| {
+            let k = match s.ia {
+                0x10000..=0x100FF => 0,
+                0x20000..=0x200FF => 1,
+                _ => 2,
+            };
+            let regions: &[usize] = if k == 2 { &[2] } else { &[k, 2] };
+            for &i in regions {
+                r[i].0 += u64::from(!s.wait);
+                r[i].1 += u64::from(s.unique);
+            }
+        })
+        .expect("scan");
+    }
+    let sample_cpi = |(busy, u): (u64, u64)| busy as f64 / u.max(1) as f64;
+    let near = |a: f64, b: f64| (a - b).abs() / b < 0.10;
+    eprintln!(
+        "costly: counters {costly:.2} samples {:.2} ({} samples); cheap: counters {cheap:.2} \
+         samples {:.2} ({} samples)",
+        sample_cpi(r[0]),
+        r[0].0,
+        sample_cpi(r[1]),
+        r[1].0
+    );
+    assert!(r[0].0 > 3_000 && r[1].0 > 3_000, "{r:?}");
+    assert!(
+        near(sample_cpi(r[0]), costly),
+        "COSTLY {:?} vs {costly}",
+        r[0]
+    );
+    assert!(near(sample_cpi(r[1]), cheap), "CHEAP {:?} vs {cheap}", r[1]);
+    assert!(
+        sample_cpi(r[0]) > 1.5 * sample_cpi(r[1]),
+        "the costly region's CPI is clearly higher: {r:?}"
+    );
+    let c = cnt::parse(&std::fs::read_to_string(&files(&out_dir, ".CNT")[0]).expect("cnt"));
+    let (_, v) = &c.cpus[&0];
+    let run_cpi = v[&0] as f64 / v[&1] as f64;
+    assert!(
+        near(sample_cpi(r[2]), run_cpi),
+        "whole run: samples {:?} vs counters {run_cpi:.2}",
+        r[2]
     );
 }

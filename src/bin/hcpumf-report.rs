@@ -14,6 +14,7 @@ const USAGE: &str = "usage: hcpumf-report [options] FILE|DIR...
   --cpu N            only this CPU's samples (hex)
   --range LO-HI      only instruction addresses in this range (hex)
   --bucket N         address bucket size for code outside the map's modules (default 4096)
+  --hot N            hottest instruction addresses listed under each row (default 3, 0: none)
   --svg FILE         also draw the picture as SVG
   --generate-bench FILE MB   write a synthetic .SMP file (benchmark input)
 exit status: 0 report made, 1 report made but some input is damaged (listed on stderr with
@@ -58,6 +59,11 @@ fn parse(args: &[String]) -> Result<(Options, Vec<PathBuf>), String> {
                     return Err("--bucket must be positive".into());
                 }
             }
+            "--hot" => {
+                o.hot = val()?
+                    .parse()
+                    .map_err(|_| "--hot needs a number".to_string())?
+            }
             "--svg" => o.svg = Some(PathBuf::from(val()?)),
             "-h" | "--help" => return Err(String::new()),
             s if s.starts_with('-') => return Err(format!("unknown option {s}")),
@@ -78,6 +84,7 @@ fn generate(path: &str, mb: &str) -> Result<(), String> {
             ia: 0x10000 + (i * 0x35) % 0x30000,
             asn: 0x21,
             problem: i % 3 != 0,
+            unique: u8::from(i % 7 == 0),
             ..Default::default()
         })
         .collect();

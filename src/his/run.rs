@@ -49,14 +49,15 @@ struct Run {
 
 static RUN: Mutex<Option<Run>> = Mutex::new(None);
 
-/// `hcpumf his ...`: `words` are the words after `his`.
-pub fn command(words: &[String]) {
+/// `hcpumf his ...`: `words` are the words after `his`; `line` the command as typed (the
+/// .CNT's COMMAND line).
+pub fn command(words: &[String], line: &str) {
     let (sub, rest) = match words.split_first() {
         Some((first, rest)) => (Some(first.to_ascii_lowercase()), rest),
         None => (None, &[][..]),
     };
     match sub.as_deref() {
-        Some("begin") | Some("b") => match begin(rest, words) {
+        Some("begin") | Some("b") => match begin(rest, line) {
             Ok(msg) => log(&msg),
             Err(e) => log(&format!("HHCMF041E hcpumf his begin: {e}; nothing started")),
         },
@@ -77,7 +78,7 @@ pub fn command(words: &[String]) {
     }
 }
 
-fn begin(rest: &[String], all: &[String]) -> Result<String, String> {
+fn begin(rest: &[String], line: &str) -> Result<String, String> {
     let o = parse_begin(rest, model::current())?;
     let mut guard = RUN
         .lock()
@@ -91,7 +92,7 @@ fn begin(rest: &[String], all: &[String]) -> Result<String, String> {
     let interval_cycles = (u64::from(m.cpu_speed) * 1_000_000 * 60 / o.sampfreq)
         .clamp(m.min_sampling_interval, m.max_sampling_interval);
     let interval_ns = model::cycles_to_ns(interval_cycles).max(1);
-    let command = format!("hcpumf his {}", all.join(" "));
+    let command = line.to_string();
     let counters = RunCounters::begin(o.sets, now, tod_now());
     // Reserve the .CNT and .MAP first: if even that fails, nothing starts.
     let cnt_file = if o.sets.is_empty() {

@@ -14,6 +14,8 @@ pub const TRAILER: usize = BLOCK - 64;
 /// The fields of a basic-sampling data entry a report needs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Sample {
+    /// U: unique instructions at the sampling point (bits 20-23).
+    pub unique: u8,
     pub ia: u64,
     pub asn: u16,
     pub problem: bool,
@@ -115,6 +117,7 @@ pub fn scan_block(block: &[u8], base: u64, sum: &mut ScanSummary, f: &mut dyn Fn
                 let e = &block[off..off + 32];
                 let be64 = |k: usize| u64::from_be_bytes(e[k..k + 8].try_into().unwrap_or([0; 8]));
                 let s = Sample {
+                    unique: e[2] & 0x0F,
                     ia: be64(8),
                     asn: u16::from_be_bytes([e[6], e[7]]),
                     problem: e[3] & 0x08 != 0,
@@ -186,7 +189,7 @@ pub fn make_block(entries: &[Sample], full: bool, overflow: u64, tod: u64) -> Ve
     for (i, s) in entries.iter().take(TRAILER / 32).enumerate() {
         let e = &mut b[i * 32..i * 32 + 32];
         e[1] = 1;
-        e[2] = 1;
+        e[2] = s.unique & 0x0F;
         e[3] = if s.problem { 0x08 } else { 0 }
             | if s.wait { 0x10 } else { 0 }
             | if s.invalid { 0x01 } else { 0 };

@@ -7,6 +7,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Intervals a sampling clock catches up, one per tick, before it gives up and resynchronizes.
 pub const MAX_CATCH_UP: u64 = 64;
 
+/// The stretch of execution a sample stands for: CPU time and instructions since the
+/// previous sample (or since the clock started).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stretch {
+    pub ns: u64,
+    pub instructions: u64,
+}
+
 /// A per-CPU sampling timer counting CPU time (SA23-2260 "Sampling Interval Register": the
 /// average number of CPU cycles within each sampling interval).
 ///
@@ -26,6 +34,9 @@ pub const MAX_CATCH_UP: u64 = 64;
 /// charges time to the CPU's thread without letting it run the guest (time stolen from the
 /// virtual machine, interrupt handling), the sample waits for the next instruction instead
 /// of describing the same one twice.
+///
+/// Each sample also gets its U, the number of unique instructions at the sampling point
+/// ([`SampleClock::unique`]).
 #[derive(Debug, Default)]
 pub struct SampleClock {
     interval_ns: AtomicU64,
@@ -35,6 +46,12 @@ pub struct SampleClock {
     last_ns: AtomicU64,
     /// The CPU's instruction count at the last sample.
     last_instructions: AtomicU64,
+    /// Where the stretch the next sample stands for began: CPU time (0: at the next tick)
+    /// and instruction count, at the last sample or at the start.
+    base_ns: AtomicU64,
+    base_instructions: AtomicU64,
+    /// The fraction of an instruction carried to the next sample's U (in 2^-64 units).
+    unique_carry: AtomicU64,
     /// Due samples put off because the CPU had not executed an instruction since the last.
     pub stalls: AtomicU64,
     /// Samples taken.
@@ -51,10 +68,15 @@ pub struct SampleClock {
 
 impl SampleClock {
     /// Start (or restart) with a new interval; the first sample is due one interval from now.
-    pub fn start(&self, interval_ns: u64, now_ns: u64) {
+    /// `instructions` is the CPU's instruction count now.
+    pub fn start(&self, interval_ns: u64, now_ns: u64, instructions: u64) {
         let i = interval_ns.max(1);
         self.interval_ns.store(i, Ordering::Relaxed);
         self.last_ns.store(0, Ordering::Relaxed);
+        self.base_ns.store(now_ns.max(1), Ordering::Relaxed);
+        self.base_instructions
+            .store(instructions, Ordering::Relaxed);
+        self.unique_carry.store(0, Ordering::Relaxed);
         self.next_ns
             .store(now_ns.saturating_add(i).max(1), Ordering::Relaxed);
     }
@@ -70,6 +92,8 @@ impl SampleClock {
     pub fn start_pending(&self, interval_ns: u64) {
         self.next_ns.store(0, Ordering::Relaxed);
         self.last_ns.store(0, Ordering::Relaxed);
+        self.base_ns.store(0, Ordering::Relaxed);
+        self.unique_carry.store(0, Ordering::Relaxed);
         self.interval_ns
             .store(interval_ns.max(1), Ordering::Relaxed);
     }
@@ -105,28 +129,31 @@ impl SampleClock {
     }
     /// At a tick on the CPU thread, `instructions` being the CPU's instruction count: is a
     /// sample due now? Advances the clock if so.
-    pub fn poll(&self, now_ns: u64, instructions: u64) -> bool {
+    pub fn poll(&self, now_ns: u64, instructions: u64) -> Option<Stretch> {
         let i = self.interval_ns.load(Ordering::Relaxed);
         let next = self.next_ns.load(Ordering::Relaxed);
         if i == 0 {
-            return false;
+            return None;
         }
         if next == 0 {
             self.next_ns
                 .store(now_ns.saturating_add(i).max(1), Ordering::Relaxed);
-            return false;
+            self.base_ns.store(now_ns.max(1), Ordering::Relaxed);
+            self.base_instructions
+                .store(instructions, Ordering::Relaxed);
+            return None;
         }
         let margin = self.margin_ns.load(Ordering::Relaxed).min(i / 2);
         // The time the wake-up was asked for (see wake_at).
         let wake = (next - margin.min(next - 1)).max(self.spacing_limit(i));
         if now_ns < wake {
-            return false;
+            return None;
         }
         if self.last_ns.load(Ordering::Relaxed) != 0
             && self.last_instructions.load(Ordering::Relaxed) == instructions
         {
             bump(&self.stalls, 1);
-            return false;
+            return None;
         }
         // How late the wake-up came relative to when it was asked for.
         let lat = now_ns - wake;
@@ -156,7 +183,37 @@ impl SampleClock {
         self.last_instructions
             .store(instructions, Ordering::Relaxed);
         bump(&self.taken, 1);
-        true
+        let stretch = Stretch {
+            ns: now_ns.saturating_sub(self.base_ns.load(Ordering::Relaxed)),
+            instructions: instructions.wrapping_sub(self.base_instructions.load(Ordering::Relaxed)),
+        };
+        self.base_ns.store(now_ns.max(1), Ordering::Relaxed);
+        self.base_instructions
+            .store(instructions, Ordering::Relaxed);
+        Some(stretch)
+    }
+
+    /// U for the sample that ended `stretch` on a CPU of `speed` cycles per microsecond: the
+    /// number of unique instructions completed at the sampling point (SA23-2260, "Number of
+    /// Unique Instructions"). A real CPU's sampled cycle is the completion cycle of an
+    /// instruction with probability instructions / cycles, so that busy samples divided by
+    /// the sum of U estimates the CPI, as SA23-2260 says. The emulator gives each sample the
+    /// instructions per cycle of the stretch of execution it stands for (the CPU's own
+    /// instruction count and CPU time since the previous sample) and carries the fraction to
+    /// the next sample (error diffusion): over any run of samples the sum of U is the
+    /// instructions of those stretches divided by their cycles, within one, so that a
+    /// region of costly instructions shows its higher CPI and the whole run's sample CPI is
+    /// the counters' CPI. U has 4 bits: at most 15.
+    pub fn unique(&self, stretch: Stretch, speed: u32) -> u8 {
+        let cycles = (u128::from(stretch.ns) * u128::from(speed) / 1000).max(1);
+        let ipc = (u128::from(stretch.instructions) << 64) / cycles;
+        let acc = u128::from(self.unique_carry.load(Ordering::Relaxed)) + ipc;
+        let whole = (acc >> 64).min(15);
+        self.unique_carry.store(
+            (acc - (whole << 64)).min(u128::from(u64::MAX)) as u64,
+            Ordering::Relaxed,
+        );
+        whole as u8
     }
     /// The interval in CPU ns (0: not running).
     pub fn interval(&self) -> u64 {
@@ -201,10 +258,10 @@ mod tests {
     #[test]
     fn the_sample_clock_keeps_its_phase() {
         let c = SampleClock::default();
-        c.start(1000, 10_000);
-        assert!(!c.poll(10_500, 1), "not due");
-        assert!(c.poll(11_000, 2));
-        assert!(c.poll(12_000, 3));
+        c.start(1000, 10_000, 0);
+        assert!(c.poll(10_500, 1).is_none(), "not due");
+        assert!(c.poll(11_000, 2).is_some());
+        assert!(c.poll(12_000, 3).is_some());
         assert_eq!(c.wake_at(), 13_000);
         assert_eq!(c.taken.load(Ordering::Relaxed), 2);
     }
@@ -212,13 +269,13 @@ mod tests {
     #[test]
     fn catching_up_keeps_samples_a_quarter_interval_apart() {
         let c = SampleClock::default();
-        c.start(1000, 0);
+        c.start(1000, 0, 0);
         // The tick comes 5 intervals late: one sample now, the missed ones while catching
         // up, at most four per interval. Ticks come every 10 ns (the scheduler armed the CPU
         // again during each tick): never two samples less than 250 ns apart.
         let (mut t, mut last, mut n) = (6_000u64, 0u64, 0u64);
         while t <= 11_000 {
-            if c.poll(t, t) {
+            if c.poll(t, t).is_some() {
                 assert!(last == 0 || t - last >= 250, "samples at {last} and {t}");
                 last = t;
                 n += 1;
@@ -237,14 +294,20 @@ mod tests {
     #[test]
     fn a_cpu_that_did_not_execute_an_instruction_is_not_sampled_again() {
         let c = SampleClock::default();
-        c.start(1000, 0);
-        assert!(c.poll(1000, 500));
-        assert!(!c.poll(2000, 500), "no instruction since the last sample");
-        assert!(!c.poll(2100, 500));
-        assert_eq!(c.stalls.load(Ordering::Relaxed), 2);
-        assert!(c.poll(2200, 501), "the first tick after an instruction");
+        c.start(1000, 0, 0);
+        assert!(c.poll(1000, 500).is_some());
         assert!(
-            c.poll(3000, 502),
+            c.poll(2000, 500).is_none(),
+            "no instruction since the last sample"
+        );
+        assert!(c.poll(2100, 500).is_none());
+        assert_eq!(c.stalls.load(Ordering::Relaxed), 2);
+        assert!(
+            c.poll(2200, 501).is_some(),
+            "the first tick after an instruction"
+        );
+        assert!(
+            c.poll(3000, 502).is_some(),
             "the next sample is due at 3,000: phase kept"
         );
         assert!(c.wake_at() > 3500);
@@ -254,22 +317,22 @@ mod tests {
     #[test]
     fn far_behind_resynchronizes_and_counts_the_missed_intervals() {
         let c = SampleClock::default();
-        c.start(1000, 0);
-        assert!(c.poll(1000 + 100 * 1000, 1));
+        c.start(1000, 0, 0);
+        assert!(c.poll(1000 + 100 * 1000, 1).is_some());
         assert_eq!(c.missed.load(Ordering::Relaxed), 100);
         assert_eq!(c.take_unreported(), 100);
         assert!(
-            !c.poll(101_200, 2),
+            c.poll(101_200, 2).is_none(),
             "less than a quarter of an interval later"
         );
-        assert!(c.poll(102_000, 3));
+        assert!(c.poll(102_000, 3).is_some());
     }
 
     #[test]
     fn intervals_owed_when_the_clock_stops_are_counted_once() {
         let c = SampleClock::default();
-        c.start(1000, 0);
-        assert!(c.poll(1000, 1));
+        c.start(1000, 0, 0);
+        assert!(c.poll(1000, 1).is_some());
         assert_eq!(c.resync_lost(1999), 0, "the second interval has not ended");
         // No tick came for 3.5 intervals: samples for 2,000, 3,000 and 4,000 are owed.
         assert_eq!(c.resync_lost(4_500), 3);
@@ -279,6 +342,84 @@ mod tests {
             c.take_unreported(),
             0,
             "returned, not left for a tick to report"
+        );
+    }
+
+    /// SA23-2260: busy samples divided by the sum of U estimates the CPI. With the stretches
+    /// of a run at 40 cycles per instruction (speed 4,000 cycles/us: 100 instructions per
+    /// 1,000 ns) one sample in 40 has U = 1; at 4 cycles per instruction one in four; below
+    /// one cycle per instruction U counts several instructions.
+    #[test]
+    fn busy_samples_over_the_sum_of_u_is_the_cpi_of_the_stretches() {
+        let c = SampleClock::default();
+        c.start(1000, 0, 0);
+        let sum = |c: &SampleClock, ipc_num: u64, n: u64| -> u64 {
+            (0..n)
+                .map(|_| {
+                    let s = Stretch {
+                        ns: 1000,
+                        instructions: ipc_num,
+                    };
+                    u64::from(c.unique(s, 4000))
+                })
+                .sum()
+        };
+        // Within one: the carried fraction (binary fixed point) may hold the last unit.
+        let near = |got: u64, want: u64| got + 1 >= want && got <= want + 1;
+        let s = sum(&c, 100, 4000);
+        assert!(
+            near(s, 100),
+            "CPI 40: 4,000 samples, U sums to {s}, not 100"
+        );
+        let s = sum(&c, 1000, 400);
+        assert!(near(s, 100), "CPI 4: {s}");
+        let s = sum(&c, 10_000, 10);
+        assert!(near(s, 25), "CPI 0.4: 2.5 instructions per sample, {s}");
+        assert_eq!(
+            c.unique(
+                Stretch {
+                    ns: 1000,
+                    instructions: 1_000_000
+                },
+                4000
+            ),
+            15,
+            "4 bits"
+        );
+        // A stretch without CPU time (a sample right after the start) counts its
+        // instructions against one cycle, within the 4 bits.
+        c.start(1000, 0, 0);
+        assert_eq!(c.unique(Stretch::default(), 4000), 0);
+    }
+
+    /// The stretch a sample stands for runs from the previous sample (or the start).
+    #[test]
+    fn each_sample_reports_its_stretch() {
+        let c = SampleClock::default();
+        c.start(1000, 10_000, 700);
+        assert_eq!(
+            c.poll(11_000, 750),
+            Some(Stretch {
+                ns: 1000,
+                instructions: 50
+            })
+        );
+        assert_eq!(
+            c.poll(12_100, 850),
+            Some(Stretch {
+                ns: 1100,
+                instructions: 100
+            })
+        );
+        // Started from another thread: the stretch begins at the first tick.
+        c.start_pending(1000);
+        assert_eq!(c.poll(20_000, 900), None);
+        assert_eq!(
+            c.poll(21_000, 990),
+            Some(Stretch {
+                ns: 1000,
+                instructions: 90
+            })
         );
     }
 }

@@ -77,7 +77,7 @@ pub fn execute(
             } else {
                 // A new interval starts now.
                 let interval = model::cycles_to_ns(st.sampling.interval());
-                st.schedule.guest.start(interval, now_ns);
+                st.schedule.guest.start(interval, now_ns, now.instructions);
             }
             reschedule(view.cpu, now_ns);
             Outcome::cc(res.cc)

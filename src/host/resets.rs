@@ -85,6 +85,9 @@ thread_local! {
 
 /// Every console command Hercules processes passes here first (its first word).
 pub fn command_seen(word: &str) {
+    // Console commands come once Hercules has read the configuration: a model that waited
+    // for its CPUMODEL is settled now, and says so.
+    model::settle();
     LAST_COMMAND.with(|c| {
         c.set(LastCommand {
             reset: SystemReset::of_command(word),

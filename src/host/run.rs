@@ -109,9 +109,11 @@ pub fn sample(st: &CpuState, view: &CpuView, prefix: u64, cr1: u64, now_ns: u64)
     if s.host_accounting.load(Ordering::Relaxed) {
         st.run.seen(view, prefix, cr1);
     }
-    if !s.host.poll(now_ns, view.meter.instructions) {
+    let Some(stretch) = s.host.poll(now_ns, view.meter.instructions) else {
         return;
-    }
+    };
+    let m = model::current();
+    let unique = s.host.unique(stretch, m.cpu_speed);
     // The guest program parameter: what the provider (MVS awareness) reads from guest
     // storage, or else what the guest itself loaded with LPP (z/OS's dispatcher does, while
     // the guest samples).
@@ -129,9 +131,9 @@ pub fn sample(st: &CpuState, view: &CpuView, prefix: u64, cr1: u64, now_ns: u64)
         st.program_parameter.get()
     };
     let diagnostic = s.host_diagnostic.load(Ordering::Relaxed);
-    let full = st.run.store(model::current(), view, gpp, diagnostic, || {
-        tod_or_now(view.tod)
-    });
+    let full = st
+        .run
+        .store(m, view, unique, gpp, diagnostic, || tod_or_now(view.tod));
     if let Some(bytes) = full {
         send(Block {
             cpu: view.cpu,

@@ -81,12 +81,14 @@ impl RunCpu {
     }
 
     /// Store the data entry of the CPU `view` describes (basic, or combined with the
-    /// diagnostic entry) with guest program parameter `gpp`. Returns the block that was full
+    /// diagnostic entry) with `unique` instructions at the sampling point (U) and guest
+    /// program parameter `gpp`. Returns the block that was full
     /// before it, sealed with the view's TOD clock (`tod`).
     pub fn store(
         &self,
         m: &MachineModel,
         view: &CpuView,
+        unique: u8,
         gpp: u64,
         diagnostic: bool,
         tod: impl FnOnce() -> u64,
@@ -97,7 +99,7 @@ impl RunCpu {
         let mut b = self.buffer.lock().ok()?;
         let full = (b.used + size > BLOCK - TRAILER).then(|| b.seal(m, tod()));
         let at = b.used;
-        let entry = basic_entry_bytes(view, gpp, 0, false);
+        let entry = basic_entry_bytes(view, unique, gpp, 0, false);
         b.block[at..at + bsdes].copy_from_slice(&entry[..bsdes]);
         if diagnostic {
             let d = diagnostic_entry_bytes(m, view);
@@ -138,7 +140,7 @@ mod tests {
                 ia: 0x1000 + 2 * i,
                 ..Default::default()
             };
-            if let Some(b) = run.store(&m, &v, 0x21 << 16, false, || 0x1234) {
+            if let Some(b) = run.store(&m, &v, 1, 0x21 << 16, false, || 0x1234) {
                 full.push(b);
             }
         }

@@ -119,15 +119,17 @@ fn guest_sample(st: &CpuState, view: &CpuView, now_ns: u64) {
         clock.stop();
         return;
     }
-    if !clock.poll(now_ns, view.meter.instructions) {
+    let Some(stretch) = clock.poll(now_ns, view.meter.instructions) else {
         return;
-    }
+    };
     if let Some(storage) = HostStorage::current() {
+        let m = model::current();
+        let unique = clock.unique(stretch, m.cpu_speed);
         let pp = st.program_parameter.get();
         let tod = || tod_or_now(view.tod);
         let out = st
             .sampling
-            .take_sample_timed(model::current(), &storage, view, pp, &tod);
+            .take_sample_timed(m, &storage, view, unique, pp, &tod);
         if !out.alerts.is_empty() {
             st.alerts.raise(out.alerts);
         }

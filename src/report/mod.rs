@@ -1,10 +1,19 @@
-//! The report of `hcpumf-report`: the hot-spot table of IBM's HIS report (SAMPLES, ISAMPLES,
-//! CPU %, PASN, JOBNAME, MODULE, CSECT) from .SMP files attributed through a .MAP, the
-//! counter metrics of "CPU MF Formulas" (CPI, PRBSTATE, LPARCPU, ...) from a .CNT, damaged
-//! input with file offsets, and an SVG picture.
+//! The report of `hcpumf-report`: the hot-spot table of IBM's HIS report (Redbook SG24-7857
+//! Figure 4-9: SAMPLES, ISAMPLES, CPU %, CPI, PASN, JOBNAME, MODULE, CSECT) from .SMP files
+//! attributed through a .MAP, with each row's hottest instruction addresses; the counter
+//! metrics of "CPU MF Formulas" (CPI, PRBSTATE, LPARCPU, ...) from a .CNT; damaged input with
+//! file offsets; and an SVG picture.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`samples`] | the samples aggregated by address while they stream, then rows through the map |
+//! | [`picture`] | the SVG |
+
+pub mod picture;
+pub mod samples;
 
 use crate::his::{cnt, map, smp};
-use std::collections::HashMap;
+use samples::{Addresses, Rows};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -34,6 +43,8 @@ pub struct Options {
     pub range: Option<(u64, u64)>,
     /// Address bucket size for samples outside any module of the map.
     pub bucket: u64,
+    /// Hottest instruction addresses listed under each row.
+    pub hot: usize,
     pub svg: Option<PathBuf>,
 }
 
@@ -46,6 +57,7 @@ impl Default for Options {
             cpu: None,
             range: None,
             bucket: 4096,
+            hot: 3,
             svg: None,
         }
     }
@@ -115,16 +127,11 @@ pub fn find_files(paths: &[PathBuf]) -> Result<RunFiles, ReportError> {
     Ok(r)
 }
 
+/// A report: its text, and every damaged input (file, offset, what) it also lists.
 #[derive(Clone, Debug, Default)]
-struct Row {
-    samples: u64,
-    invalid: u64,
-    asid: u16,
-    module: String,
-    csect: String,
-    start: u64,
-    end: u64,
-    cycles_share: f64,
+pub struct Report {
+    pub text: String,
+    pub damaged: Vec<String>,
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, ReportError> {
@@ -134,95 +141,11 @@ fn read(path: &Path) -> Result<Vec<u8>, ReportError> {
     })
 }
 
-/// Hot-spot aggregation of the samples of one or more .SMP files.
-pub struct HotSpots {
-    rows: Vec<Row>,
-    index: HashMap<(u16, u64), usize>,
-    last: Option<((u16, u64), usize)>,
-    pub total: u64,
-    pub total_invalid: u64,
-    /// Samples per 1/200 of the sampled address range (for the picture).
-    pub addresses: Vec<u64>,
-}
-
-impl HotSpots {
-    fn new() -> Self {
-        HotSpots {
-            rows: Vec::new(),
-            index: HashMap::new(),
-            last: None,
-            total: 0,
-            total_invalid: 0,
-            addresses: Vec::new(),
-        }
-    }
-
-    fn add(&mut self, s: &smp::Sample, m: &map::MapFile, opts: &Options, ia_all: &mut Vec<u64>) {
-        let asid = if s.gpp != 0 {
-            ((s.gpp >> 16) & 0x7FFF) as u16
-        } else {
-            s.asn
-        };
-        if opts.asid.is_some_and(|a| a != asid)
-            || opts.problem.is_some_and(|p| p != s.problem)
-            || opts.range.is_some_and(|(lo, hi)| s.ia < lo || s.ia > hi)
-        {
-            return;
-        }
-        // Samples in a module are keyed by the start of their CSECT (when the map has C
-        // records) or module; others by address bucket.
-        let module = m.module_at(asid, s.ia);
-        let csect = if m.csects.is_empty() {
-            None
-        } else {
-            m.csect_at(asid, s.ia)
-        };
-        let (start, end) = match (csect, module) {
-            (Some(c), _) => (c.start, c.end),
-            (None, Some(e)) => (e.start, e.end),
-            (None, None) => {
-                let b = s.ia / opts.bucket.max(1) * opts.bucket.max(1);
-                (b, b + opts.bucket.max(1) - 1)
-            }
-        };
-        let key = (asid, start);
-        let i = match self.last {
-            Some((k, i)) if k == key => i,
-            _ => {
-                let n = self.rows.len();
-                let i = *self.index.entry(key).or_insert(n);
-                if i == n {
-                    self.rows.push(Row {
-                        asid,
-                        module: module.map(|e| e.name.clone()).unwrap_or_default(),
-                        csect: csect.map(|e| e.name.clone()).unwrap_or_default(),
-                        start,
-                        end,
-                        ..Default::default()
-                    });
-                }
-                self.last = Some((key, i));
-                i
-            }
-        };
-        if s.invalid {
-            self.rows[i].invalid += 1;
-            self.total_invalid += 1;
-        } else {
-            self.rows[i].samples += 1;
-            self.total += 1;
-            if ia_all.len() < 1_000_000 {
-                ia_all.push(s.ia);
-            }
-        }
-    }
-}
-
-/// A report: its text, and every damaged input (file, offset, what) it also lists.
-#[derive(Clone, Debug, Default)]
-pub struct Report {
-    pub text: String,
-    pub damaged: Vec<String>,
+/// Does the sample pass the report's filters?
+fn selected(s: &smp::Sample, opts: &Options) -> bool {
+    !(opts.asid.is_some_and(|a| a != samples::asid_of(s))
+        || opts.problem.is_some_and(|p| p != s.problem)
+        || opts.range.is_some_and(|(lo, hi)| s.ia < lo || s.ia > hi))
 }
 
 /// Make the report.
@@ -245,8 +168,7 @@ pub fn report(files: &RunFiles, opts: &Options) -> Result<Report, ReportError> {
     m.sort();
 
     // Samples.
-    let mut hs = HotSpots::new();
-    let mut ias = Vec::new();
+    let mut addrs = Addresses::default();
     let mut overflow = 0u64;
     let mut blocks = 0u64;
     for (cpu, p) in &files.smp {
@@ -258,7 +180,9 @@ pub fn report(files: &RunFiles, opts: &Options) -> Result<Report, ReportError> {
             source: e,
         })?;
         let sum = smp::scan(std::io::BufReader::with_capacity(1 << 20, f), &mut |s| {
-            hs.add(s, &m, opts, &mut ias)
+            if selected(s, opts) {
+                addrs.add(s)
+            }
         })
         .map_err(|e| ReportError::Io {
             path: p.display().to_string(),
@@ -282,6 +206,7 @@ pub fn report(files: &RunFiles, opts: &Options) -> Result<Report, ReportError> {
             ));
         }
     }
+    addrs.finish();
 
     // Counters.
     let mut counters = Vec::new();
@@ -295,54 +220,70 @@ pub fn report(files: &RunFiles, opts: &Options) -> Result<Report, ReportError> {
 
     let _ = writeln!(out, "hcpumf-report: hardware event data");
     if !files.smp.is_empty() {
+        let total = addrs.total;
         let _ = writeln!(
             out,
-            "\nSAMPLES: {} valid, {} invalid, {} lost (overflow), {} blocks, {} CPU file(s)",
-            hs.total,
-            hs.total_invalid,
+            "\nSAMPLES: {} valid ({} busy), {} invalid, {} lost (overflow), {} blocks, {} CPU file(s)",
+            total.samples,
+            total.busy,
+            addrs.invalid,
             overflow,
             blocks,
             files.smp.len()
         );
-        let cpi = counters.first().and_then(total_cpi);
-        let mut rows = hs.rows.clone();
-        rows.sort_by(|a, b| b.samples.cmp(&a.samples).then(a.start.cmp(&b.start)));
         let _ = writeln!(
             out,
-            "\n{:>10} {:>9} {:>7} {:>6} {:>5} {:<8} {:<8} {:<8} ADDRESS RANGE",
+            "CPI: {} from the samples (busy samples / sum of U), {} from the counters",
+            total
+                .cpi()
+                .map(|c| format!("{c:.2}"))
+                .unwrap_or_else(|| "-".into()),
+            counters
+                .first()
+                .and_then(total_cpi)
+                .map(|c| format!("{c:.2}"))
+                .unwrap_or_else(|| "-".into())
+        );
+        let rows = Rows::build(&addrs, &m, opts.bucket, opts.hot);
+        let _ = writeln!(
+            out,
+            "\n{:>10} {:>9} {:>8} {:>7} {:>5} {:<8} {:<10} {:<9} ADDRESS RANGE",
             "SAMPLES", "ISAMPLES", "CPU %", "CPI", "PASN", "JOBNAME", "MODULE", "CSECT"
         );
-        for r in rows.iter_mut().take(opts.top) {
-            r.cycles_share = r.samples as f64 * 100.0 / hs.total.max(1) as f64;
-            let job = m.jobs.get(&r.asid).cloned().unwrap_or_else(|| "-".into());
-            let module = if r.module.is_empty() {
-                "-".to_string()
-            } else {
-                r.module.clone()
-            };
-            // Without C records a module is its own CSECT (MVS 3.8J keeps no CSECT map).
-            let csect = if r.csect.is_empty() {
-                module.clone()
-            } else {
-                r.csect.clone()
-            };
+        for r in rows.rows.iter().take(opts.top) {
             let _ = writeln!(
                 out,
-                "{:>10} {:>9} {:>7.2} {:>6} {:>5} {:<8} {:<8} {:<8} {:08X}-{:08X}",
-                r.samples,
-                r.invalid,
-                r.cycles_share,
-                cpi.map(|c| format!("{c:.2}")).unwrap_or_else(|| "-".into()),
+                "{:>10} {:>9} {:>8.3} {:>7} {:>5} {:<8} {:<10} {:<9} {:08X}-{:08X}",
+                r.count.samples,
+                r.count.unique,
+                r.count.samples as f64 * 100.0 / total.samples.max(1) as f64,
+                r.count
+                    .cpi()
+                    .map(|c| format!("{c:.2}"))
+                    .unwrap_or_else(|| "-".into()),
                 format!("{:04X}", r.asid),
-                job,
-                module,
-                csect,
+                r.job,
+                r.module,
+                r.csect,
                 r.start,
                 r.end
             );
+            if r.hot.len() > 1 {
+                let list: Vec<String> = r
+                    .hot
+                    .iter()
+                    .map(|(ia, n)| {
+                        format!(
+                            "{ia:08X} {:.1}%",
+                            *n as f64 * 100.0 / r.count.samples.max(1) as f64
+                        )
+                    })
+                    .collect();
+                let _ = writeln!(out, "{:>36} hot: {}", "", list.join(", "));
+            }
         }
         if let Some(svg) = &opts.svg {
-            let pic = picture(&rows, hs.total, &ias, opts.top);
+            let pic = picture::svg(&rows.rows, total.samples, &addrs, opts.top);
             std::fs::write(svg, pic).map_err(|e| ReportError::Io {
                 path: svg.display().to_string(),
                 source: e,
@@ -355,7 +296,7 @@ pub fn report(files: &RunFiles, opts: &Options) -> Result<Report, ReportError> {
         if f.lost_samples > 0 {
             let _ = writeln!(
                 out,
-                "samples lost by the collector (SAMPLE BUFFER OVERFLOW COUNT): {}",
+                "samples lost by the collector (LOST SAMPLES): {}",
                 f.lost_samples
             );
         }
@@ -447,73 +388,4 @@ fn pct(a: u64, b: u64) -> String {
     } else {
         format!("{:.1}%", a as f64 * 100.0 / b as f64)
     }
-}
-
-/// An SVG: bars of the top rows, and a histogram of samples over the sampled addresses.
-fn picture(rows: &[Row], total: u64, ias: &[u64], top: usize) -> String {
-    let mut s = String::new();
-    let w = 900.0;
-    let _ = writeln!(
-        s,
-        "<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='560' font-family='monospace' font-size='12'>"
-    );
-    let _ = writeln!(s, "<rect width='100%' height='100%' fill='white'/>");
-    let _ = writeln!(
-        s,
-        "<text x='10' y='20' font-size='16'>hcpumf-report: where the CPU time goes</text>"
-    );
-    for (k, r) in rows.iter().take(top.min(12)).enumerate() {
-        let y = 40.0 + k as f64 * 22.0;
-        let frac = r.samples as f64 / total.max(1) as f64;
-        let name = if r.module.is_empty() {
-            format!("{:08X}", r.start)
-        } else {
-            r.module.clone()
-        };
-        let _ = writeln!(
-            s,
-            "<text x='10' y='{:.0}'>{}</text><rect x='120' y='{:.0}' width='{:.1}' height='16' fill='#3a6ea5'/><text x='{:.1}' y='{:.0}'>{:.1}%</text>",
-            y + 13.0,
-            xml(&name),
-            y,
-            frac * 600.0,
-            126.0 + frac * 600.0,
-            y + 13.0,
-            frac * 100.0
-        );
-    }
-    // Address histogram.
-    if let (Some(&lo), Some(&hi)) = (ias.iter().min(), ias.iter().max()) {
-        let bins = 200usize;
-        let span = (hi - lo).max(1) as f64;
-        let mut h = vec![0u64; bins];
-        for &a in ias {
-            let b = (((a - lo) as f64 / span) * (bins - 1) as f64) as usize;
-            h[b.min(bins - 1)] += 1;
-        }
-        let max = *h.iter().max().unwrap_or(&1) as f64;
-        let base = 540.0;
-        let _ = writeln!(
-            s,
-            "<text x='10' y='330'>samples over the address space {lo:08X} - {hi:08X}</text>"
-        );
-        for (i, &c) in h.iter().enumerate() {
-            let hgt = c as f64 / max.max(1.0) * 190.0;
-            let _ = writeln!(
-                s,
-                "<rect x='{:.1}' y='{:.1}' width='4' height='{:.1}' fill='#c0504d'/>",
-                10.0 + i as f64 * 4.4,
-                base - hgt,
-                hgt
-            );
-        }
-    }
-    let _ = writeln!(s, "</svg>");
-    s
-}
-
-fn xml(t: &str) -> String {
-    t.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }

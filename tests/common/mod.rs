@@ -134,6 +134,9 @@ pub struct Config {
     pub env: Vec<(String, String)>,
     /// Extra configuration-file statements (e.g. `DIAG8CMD ENABLE`), before `ldmod`.
     pub config: Vec<String>,
+    /// `ldmod` among the system statements (before the first device statement, where
+    /// people put it: Hercules has not built the CPU ID yet), not after the devices.
+    pub ldmod_first: bool,
 }
 
 impl Default for Config {
@@ -151,6 +154,7 @@ impl Default for Config {
             timeout: 60,
             env: Vec::new(),
             config: Vec::new(),
+            ldmod_first: false,
         }
     }
 }
@@ -265,20 +269,25 @@ pub fn run_binary(bin: &Path, dir: &Path, cfg: &Config) -> Outcome {
     let conf = dir.join("hercules.cnf");
     let rc = dir.join("hercules.rc");
     let check = dir.join("check.rc");
+    let ldmod = format!("ldmod {}\n", plugin().display());
     let mut c = format!(
-        "ARCHMODE {}\nMAINSIZE {}\nNUMCPU {}\nCPUMODEL {}\nCPUSERIAL 000611\n000E 1403 {}\n",
-        cfg.archmode,
-        cfg.mainsize_mb,
-        cfg.numcpu,
+        "ARCHMODE {}\nMAINSIZE {}\nNUMCPU {}\n",
+        cfg.archmode, cfg.mainsize_mb, cfg.numcpu,
+    );
+    if cfg.plugin && cfg.ldmod_first {
+        c.push_str(&ldmod);
+    }
+    c.push_str(&format!(
+        "CPUMODEL {}\nCPUSERIAL 000611\n000E 1403 {}\n",
         cfg.cpumodel,
         dir.join("print.txt").display()
-    );
+    ));
     for line in &cfg.config {
         c.push_str(line);
         c.push('\n');
     }
-    if cfg.plugin {
-        c.push_str(&format!("ldmod {}\n", plugin().display()));
+    if cfg.plugin && !cfg.ldmod_first {
+        c.push_str(&ldmod);
     }
     std::fs::write(&conf, c).expect("write config");
     let mut r = format!("loadcore {} 0\n", bin.display());

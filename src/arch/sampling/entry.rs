@@ -93,12 +93,18 @@ pub struct Bsde {
 }
 
 impl Bsde {
-    /// The entry for the CPU state in `view` at the logical-partition level: CL = 1, LS = 0.
-    /// U is one when the CPU is busy (an emulated CPU completes one instruction at the sampling
-    /// point) and zero in the wait state.
+    /// The entry for the CPU state in `view` at the logical-partition level: CL = 1, LS = 0,
+    /// with one unique instruction at the sampling point (see [`Bsde::at`]).
     pub fn of_view(view: &CpuView, gpp: u64, hpp: u64, h: bool) -> Bsde {
+        Bsde::at(view, 1, gpp, hpp, h)
+    }
+
+    /// The entry for the CPU state in `view` with `unique` instructions completed at the
+    /// sampling point (U, "Number of Unique Instructions": at most 15, the 4 bits of the
+    /// field; zero in the wait state, when the sampling point is not busy).
+    pub fn at(view: &CpuView, unique: u8, gpp: u64, hpp: u64, h: bool) -> Bsde {
         Bsde {
-            unique: u8::from(!view.wait),
+            unique: if view.wait { 0 } else { unique.min(15) },
             dat: view.dat,
             wait: view.wait,
             problem_state: view.problem_state,
@@ -171,11 +177,12 @@ impl Bsde {
     }
 }
 
-/// The basic-sampling data entry, format 0001 (Figure 2-17), of the CPU state in `view`.
-/// `h` is the host indicator; the program parameter goes to the guest- or host-program-
-/// parameter field per the host-indicator rules at the logical-partition level.
-pub fn basic_entry_bytes(view: &CpuView, gpp: u64, hpp: u64, h: bool) -> [u8; 32] {
-    Bsde::of_view(view, gpp, hpp, h).encode()
+/// The basic-sampling data entry, format 0001 (Figure 2-17), of the CPU state in `view` with
+/// `unique` instructions at the sampling point (U). `h` is the host indicator; the program
+/// parameter goes to the guest- or host-program-parameter field per the host-indicator rules
+/// at the logical-partition level.
+pub fn basic_entry_bytes(view: &CpuView, unique: u8, gpp: u64, hpp: u64, h: bool) -> [u8; 32] {
+    Bsde::at(view, unique, gpp, hpp, h).encode()
 }
 
 /// The emulator's diagnostic-sampling data entry, format 8001. SA23-2260 defines only the
@@ -289,6 +296,7 @@ pub fn diagnostic_entry_bytes(m: &MachineModel, view: &CpuView) -> Vec<u8> {
 pub fn data_entry(
     m: &MachineModel,
     view: &CpuView,
+    unique: u8,
     basic: bool,
     diagnostic: bool,
     pp: u64,
@@ -299,7 +307,7 @@ pub fn data_entry(
         // Guest program parameter with H = 0, host program parameter with H = 1; the other
         // field zero (logical-partition level).
         let (gpp, hpp) = if h { (0, pp) } else { (pp, 0) };
-        e.extend_from_slice(&basic_entry_bytes(view, gpp, hpp, h));
+        e.extend_from_slice(&basic_entry_bytes(view, unique, gpp, hpp, h));
     }
     if diagnostic {
         e.extend_from_slice(&diagnostic_entry_bytes(m, view));
@@ -335,7 +343,7 @@ mod tests {
 
     #[test]
     fn bsde_bits_sit_where_figure_2_17_puts_them() {
-        let e = basic_entry_bytes(&view(), 0x11, 0x22, true);
+        let e = basic_entry_bytes(&view(), 1, 0x11, 0x22, true);
         assert_eq!(&e[0..2], &[0, 1], "format 0001");
         assert_eq!(e[2], 0x01, "R (bits 16-19) zero, U (20-23) = 1");
         // bits 24-25 zero, T=1 (26), W=0 (27), P=1 (28), AS=3 (29-30), I=0 (31).
@@ -355,13 +363,13 @@ mod tests {
             wait: true,
             ..view()
         };
-        let e = basic_entry_bytes(&w, 0, 0, false);
+        let e = basic_entry_bytes(&w, 1, 0, 0, false);
         assert_eq!((e[2], e[3] & 0x10, e[4]), (0, 0x10, 0x40));
     }
 
     #[test]
     fn bsde_decode_rejects_other_formats_and_short_input() {
-        let mut e = basic_entry_bytes(&view(), 0, 0, false);
+        let mut e = basic_entry_bytes(&view(), 1, 0, 0, false);
         assert_eq!(Bsde::decode(&e[..31]), Err(EntryError::Short(31)));
         e[1] = 2;
         assert_eq!(Bsde::decode(&e), Err(EntryError::Format(2)));
@@ -391,24 +399,24 @@ mod tests {
     fn data_entries_per_active_function() {
         let m = MachineModel::for_machine_type(0x2097);
         let v = view();
-        let b = data_entry(&m, &v, true, false, 7, false);
+        let b = data_entry(&m, &v, 1, true, false, 7, false);
         assert_eq!(b.len(), 32);
         assert_eq!(
             Bsde::decode(&b).unwrap().gpp,
             7,
             "H = 0: guest program parameter"
         );
-        let b = data_entry(&m, &v, true, false, 7, true);
+        let b = data_entry(&m, &v, 1, true, false, 7, true);
         let d = Bsde::decode(&b).unwrap();
         assert_eq!(
             (d.gpp, d.hpp, d.host),
             (0, 7, true),
             "H = 1: host program parameter"
         );
-        let d = data_entry(&m, &v, false, true, 7, true);
+        let d = data_entry(&m, &v, 1, false, true, 7, true);
         assert_eq!(&d[0..2], &[0x80, 0x01]);
         assert_eq!(d.len(), usize::from(m.dsdes));
-        let c = data_entry(&m, &v, true, true, 7, false);
+        let c = data_entry(&m, &v, 1, true, true, 7, false);
         assert_eq!(
             c.len(),
             32 + usize::from(m.dsdes),

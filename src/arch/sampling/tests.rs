@@ -1639,7 +1639,7 @@ fn randomized_layouts_each_sample_ends_one_way_and_writes_only_what_it_may() {
             if out.stored {
                 let at = dear1.0 - esize;
                 allowed.push((at, dear1.0));
-                let expect = super::entry::data_entry(&m, &v, basic, diag, pp, true);
+                let expect = super::entry::data_entry(&m, &v, 1, basic, diag, pp, true);
                 assert_eq!(&after[at as usize..dear1.0 as usize], &expect[..], "{what}");
                 seen.stored += 1;
             }

@@ -108,7 +108,8 @@ impl CpuSampling {
     }
 
     /// One sample-data-block update process (SA23-2260, Process Steps), run on the CPU's own
-    /// thread for the interval that just ended. `pp` is the program-parameter register.
+    /// thread for the interval that just ended, with one unique instruction at the sampling
+    /// point. `pp` is the program-parameter register.
     pub fn take_sample(
         &self,
         m: &MachineModel,
@@ -116,17 +117,19 @@ impl CpuSampling {
         view: &CpuView,
         pp: u64,
     ) -> SampleOutcome {
-        self.take_sample_timed(m, storage, view, pp, &|| view.tod)
+        self.take_sample_timed(m, storage, view, 1, pp, &|| view.tod)
     }
 
-    /// [`CpuSampling::take_sample`] with the TOD clock read through `tod`, only when a
-    /// block gets full (its trailer's timestamp): the emulator's TOD clock is behind a
-    /// lock the CPU thread should not take at every sample.
+    /// [`CpuSampling::take_sample`] with `unique` instructions at the sampling point (the
+    /// BSDE's U) and the TOD clock read through `tod`, only when a block gets full (its
+    /// trailer's timestamp): the emulator's TOD clock is behind a lock the CPU thread should
+    /// not take at every sample.
     pub fn take_sample_timed(
         &self,
         m: &MachineModel,
         storage: &dyn GuestStorage,
         view: &CpuView,
+        unique: u8,
         pp: u64,
         tod: &dyn Fn() -> u64,
     ) -> SampleOutcome {
@@ -138,7 +141,7 @@ impl CpuSampling {
         }
         let h = c.contains(SamplingControls::H);
         let bs = BufferSize::from_s(c.contains(SamplingControls::S));
-        let entry = data_entry(m, view, basic, diag, pp, h);
+        let entry = data_entry(m, view, unique, basic, diag, pp, h);
         let mut out = SampleOutcome::default();
         if let Err(e) = self.update(m, storage, &entry, bs, tod, &mut out) {
             out.alerts |= e.alert();
