@@ -178,15 +178,12 @@ fn truncated_and_corrupt_cnt_name_their_offsets() {
     std::fs::write(&cnt_path, &t.as_bytes()[..cut]).expect("cut");
     let line = t[..cut].rfind('\n').expect("lines") as u64 + 1;
     damaged(&report(&[&d]), &cnt_path, line, "truncated");
-    // Cut at a line end: CPU 01's problem-state counters are missing.
-    let cut = t.find("  32-  35").map(|i| {
-        // the second CPU's problem-state row
-        t[i + 1..].find("  32-  35").map(|j| i + 1 + j).unwrap_or(i)
-    });
-    let cut = cut.expect("CPU 01 problem-state row");
+    // Cut at a line end: CPU 01's problem-state counters are missing. Each set has its own
+    // section, the problem-state one last: CPU 01's last header is the one without rows.
+    let cut = t.rfind(" 32- 35").expect("CPU 01 problem-state row");
     std::fs::write(&cnt_path, &t.as_bytes()[..cut]).expect("cut");
     let cpu1 = t
-        .find("COUNTER VALUES (HEXADECIMAL) FOR CPU 01")
+        .rfind("COUNTER VALUES (HEXADECIMAL) FOR CPU 01")
         .expect("CPU 01") as u64;
     damaged(
         &report(&[&d]),
