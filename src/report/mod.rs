@@ -355,7 +355,7 @@ pub fn report(files: &RunFiles, opts: &Options) -> Result<Report, ReportError> {
         if f.lost_samples > 0 {
             let _ = writeln!(
                 out,
-                "samples lost by the collector (SAMPLE BUFFER OVERFLOW COUNT): {}",
+                "samples lost by the collector (LOST SAMPLES): {}",
                 f.lost_samples
             );
         }
