@@ -134,6 +134,64 @@ fn a_good_run_is_reported() {
     assert!(!out.contains("DAMAGED"), "{out}");
 }
 
+/// The counters of `cnt_text` as hcpumf wrote them before each counter set had its own
+/// section: every set's identifiers, one time section, then per CPU all sets' values.
+const OLD_LAYOUT_CNT: &str = "\
+HIS019I EVENT COUNTERS INFORMATION VERSION 1
+FILE NAME: SYSHIS20261123.120000.000.CNT
+COMMAND: hcpumf his begin
+LOSS OF SAMPLE DATA ALERT: YES
+SAMPLE BUFFER OVERFLOW COUNT: 1260
+LOSS OF COUNTER DATA ALERT: NO
+MODEL: 2097-HERCULES
+COUNTER VERSION NUMBER 1: 1    COUNTER VERSION NUMBER 2: 1
+
+COUNTER SET= BASIC
+COUNTER IDENTIFIERS:
+  0: CYCLE COUNT
+  1: INSTRUCTION COUNT
+  2: L1 I-CACHE DIRECTORY-WRITE COUNT
+  3: L1 I-CACHE PENALTY CYCLE COUNT
+  4: L1 D-CACHE DIRECTORY-WRITE COUNT
+  5: L1 D-CACHE PENALTY CYCLE COUNT
+
+COUNTER SET= PROBLEM-STATE
+COUNTER IDENTIFIERS:
+  32: PROBLEM-STATE CYCLE COUNT
+  33: PROBLEM-STATE INSTRUCTION COUNT
+  34: PROBLEM-STATE L1 I-CACHE DIRECTORY-WRITE COUNT
+  35: PROBLEM-STATE L1 I-CACHE PENALTY CYCLE COUNT
+  36: PROBLEM-STATE L1 D-CACHE DIRECTORY-WRITE COUNT
+  37: PROBLEM-STATE L1 D-CACHE PENALTY CYCLE COUNT
+
+START TIME: 1970/01/01 00:00:00  START TOD: 0000000010000000
+END TIME:   1970/01/01 00:00:00  END TOD:   0000000020000000
+COUNTER VALUES (HEXADECIMAL) FOR CPU 00 (CPU SPEED = 4404 CYCLES/MIC):
+   0-   3 00000000001E8480 00000000000F4240 0000000000000000 0000000000000000
+   4-   7 0000000000000000 0000000000000000
+  32-  35 0000000000155CC0 00000000000AAE60 0000000000000000 0000000000000000
+  36-  39 0000000000000000 0000000000000000
+COUNTER VALUES (HEXADECIMAL) FOR CPU 01 (CPU SPEED = 4404 CYCLES/MIC):
+   0-   3 00000000001E8480 00000000000F4240 0000000000000000 0000000000000000
+   4-   7 0000000000000000 0000000000000000
+  32-  35 0000000000155CC0 00000000000AAE60 0000000000000000 0000000000000000
+  36-  39 0000000000000000 0000000000000000
+";
+
+#[test]
+fn an_old_layout_cnt_reads_as_the_new_one() {
+    let (d, _, cnt_path, _) = run_dir("cnt-old");
+    let new = text(&report(&[&d])).0;
+    std::fs::write(&cnt_path, OLD_LAYOUT_CNT).expect("old cnt");
+    let o = report(&[&d]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    // The same counters; the old overflow count is the lost samples.
+    let lost = "samples lost by the collector (LOST SAMPLES): 1260\n";
+    assert!(out.contains(lost), "{out}");
+    assert_eq!(out.replace(lost, ""), new);
+}
+
 #[test]
 fn truncated_smp_names_the_offset_of_the_partial_block() {
     let (d, smp, ..) = run_dir("smp-cut");
@@ -178,15 +236,12 @@ fn truncated_and_corrupt_cnt_name_their_offsets() {
     std::fs::write(&cnt_path, &t.as_bytes()[..cut]).expect("cut");
     let line = t[..cut].rfind('\n').expect("lines") as u64 + 1;
     damaged(&report(&[&d]), &cnt_path, line, "truncated");
-    // Cut at a line end: CPU 01's problem-state counters are missing.
-    let cut = t.find("  32-  35").map(|i| {
-        // the second CPU's problem-state row
-        t[i + 1..].find("  32-  35").map(|j| i + 1 + j).unwrap_or(i)
-    });
-    let cut = cut.expect("CPU 01 problem-state row");
+    // Cut at a line end: CPU 01's problem-state counters are missing. Each set has its own
+    // section, the problem-state one last: CPU 01's last header is the one without rows.
+    let cut = t.rfind(" 32- 35").expect("CPU 01 problem-state row");
     std::fs::write(&cnt_path, &t.as_bytes()[..cut]).expect("cut");
     let cpu1 = t
-        .find("COUNTER VALUES (HEXADECIMAL) FOR CPU 01")
+        .rfind("COUNTER VALUES (HEXADECIMAL) FOR CPU 01")
         .expect("CPU 01") as u64;
     damaged(
         &report(&[&d]),

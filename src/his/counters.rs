@@ -148,7 +148,13 @@ impl RunCounters {
 /// Space to reserve for the .CNT of `cpus` CPUs: the text with zero counters is as long as
 /// the real one (fixed-width values), plus room for the title and command.
 pub fn cnt_reservation(sets: CounterSets, cpus: u64, command: &str) -> u64 {
-    let m = model::current();
+    reservation(model::current(), sets, cpus, command)
+}
+
+/// `cnt_reservation` for the model `m`. The title is one of the command's keywords, so the
+/// command stands in for it: the TITLE line reserved is at least as long as the real one.
+/// Every set has its own section with the run's times, so the text grows with the sets.
+fn reservation(m: &MachineModel, sets: CounterSets, cpus: u64, command: &str) -> u64 {
     let values: Vec<(CounterSet, Vec<u64>)> = SETS
         .iter()
         .filter(|s| sets.contains(s.bit()))
@@ -157,7 +163,7 @@ pub fn cnt_reservation(sets: CounterSets, cpus: u64, command: &str) -> u64 {
     let text = render(&CntRun {
         file_name: "SYSHISyyyymmdd.hhmmss.xxx.CNT".into(),
         command: command.to_string(),
-        title: String::new(),
+        title: command.to_string(),
         machine_type: m.machine_type,
         cfvn: m.cfvn,
         csvn: m.csvn,
@@ -166,10 +172,61 @@ pub fn cnt_reservation(sets: CounterSets, cpus: u64, command: &str) -> u64 {
         end: std::time::UNIX_EPOCH,
         start_tod: 0,
         end_tod: 0,
+        // The longest LOST SAMPLES line.
         lost_samples: u64::MAX,
         cpus: (0..cpus.max(1) as u16)
             .map(|c| (c, values.clone()))
             .collect(),
     });
     text.len() as u64 + 4096
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// The reservation holds the final text of a run with every set, 8 CPUs and a long
+    /// title, on the smallest and the largest models (z16: 160 extended counters).
+    #[test]
+    fn reservation_holds_the_final_text() {
+        let title = "T".repeat(200);
+        let command = format!("hcpumf his begin ctr=all title='{title}' path=/tmp");
+        let all = CounterSets::BASIC
+            | CounterSets::PROBLEM_STATE
+            | CounterSets::CRYPTO
+            | CounterSets::EXTENDED;
+        for machine_type in [0x2097, 0x3931] {
+            let m = MachineModel::for_machine_type(machine_type);
+            let reserved = reservation(&m, all, 8, &command);
+            let values: Vec<(CounterSet, Vec<u64>)> = SETS
+                .iter()
+                .map(|&s| (s, vec![u64::MAX; usize::from(m.set_size(s))]))
+                .collect();
+            let text = render(&CntRun {
+                file_name: "SYSHIS20261231.235959.999.CNT".into(),
+                command: command.clone(),
+                title: title.clone(),
+                machine_type: m.machine_type,
+                cfvn: m.cfvn,
+                csvn: m.csvn,
+                cpu_speed: m.cpu_speed,
+                start: std::time::UNIX_EPOCH + Duration::from_secs(1_798_761_599),
+                end: std::time::UNIX_EPOCH + Duration::from_secs(1_798_761_599),
+                start_tod: u64::MAX,
+                end_tod: u64::MAX,
+                lost_samples: 12_345_678_901,
+                cpus: (0..8).map(|c| (c, values.clone())).collect(),
+            });
+            assert_eq!(text.matches("COUNTER SET= ").count(), 4);
+            assert_eq!(text.matches("FOR CPU 07").count(), 4);
+            assert!(
+                reserved >= text.len() as u64,
+                "{machine_type:04X}: reserved {reserved} < {}",
+                text.len()
+            );
+            // The slack is for the CPU numbers and the like, not most of the text.
+            assert!(reserved - (text.len() as u64) < 8192, "{reserved}");
+        }
+    }
 }
