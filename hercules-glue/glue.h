@@ -60,8 +60,10 @@ typedef struct hcpumf_host {
     void (*mainlock)(int obtain);
     /* Set the reference and change bits of the frame holding an absolute address. */
     void (*mark_changed)(uint64_t abs);
-    /* Make CPU `cpu` call hcpumf_tick at its next instruction boundary. 0 = armed. */
-    int (*arm)(uint16_t cpu);
+    /* Make CPU `cpu` call hcpumf_tick at an instruction boundary soon: predicted (all = 0:
+     * the entries of the instructions it is executing), or at its next one (all = 1). 0 =
+     * armed (or still armed). */
+    int (*arm)(uint16_t cpu, int all);
     /* Present a pending measurement alert to `cpu` if it sits in an enabled wait. */
     void (*kick_waiting)(uint16_t cpu);
     /* CPU-ID machine type (STIDP). */

@@ -39,12 +39,19 @@
 
 #ifndef HCPUMF_GLUE_ONCE
 #define HCPUMF_GLUE_ONCE
+/* Opcode-table entries a predicted arming traps at most. */
+#define HCPUMF_FEW 2
 /* Shared between the three architecture passes. */
 static hcpumf_host hcpumf_host_services;
 /* 0 idle, 1 arming, 2 armed; one cache line per CPU, so that arming one CPU does not take
- * the line from under the others' ticks. */
-static struct { volatile int s; char pad[60]; } hcpumf_armstate_[MAX_CPU_ENGINES]
-    __attribute__((aligned(64)));
+ * the line from under the others' ticks. `nfew` entries `few` were armed (a prediction of
+ * the opcodes the CPU executes next), or every entry when nfew is 0. */
+static struct {
+    volatile int s;
+    volatile int nfew;
+    unsigned char few[HCPUMF_FEW];
+    char pad[64 - 2 * sizeof(int) - HCPUMF_FEW];
+} hcpumf_armstate_[MAX_CPU_ENGINES] __attribute__((aligned(64)));
 #define hcpumf_armstate(cpu) (hcpumf_armstate_[cpu].s)
 static FUNC hcpumf_saved[MAX_CPU_ENGINES][256];
 static FUNC *hcpumf_armed_table[MAX_CPU_ENGINES];
@@ -358,6 +365,8 @@ static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
     FUNC orig = hcpumf_saved[cpu][inst[0]];
     hcpumf_view v;
     U32 param = 0;
+    int k, nfew;
+    BYTE few[HCPUMF_FEW];
 
     /* Restore only this opcode's entry: the others are put back as the CPU meets them, so
      * a tick touches the table lines the guest uses rather than all 2 KB of them. */
@@ -366,11 +375,21 @@ static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
      * microsecond): wait for it, or this very entry could be the only one the guest uses. */
     while (hcpumf_armstate(cpu) == 1)
         __builtin_ia32_pause();
+    /* The predicted entries of this arming, read while the state says armed: the sampler
+     * changes them only after the state has left 2. */
+    nfew = hcpumf_armstate_[cpu].nfew;
+    few[0] = hcpumf_armstate_[cpu].few[0];
+    few[1] = hcpumf_armstate_[cpu].few[1];
     if (!__sync_bool_compare_and_swap(&hcpumf_armstate(cpu), 2, 0)) {
         /* A left-over entry of an earlier arming. */
         orig(inst, regs);
         return;
     }
+    /* A predicted arming trapped only a few entries: put the other back now rather than let
+     * it trap once more later. */
+    for (k = 0; k < nfew; k++)
+        if (regs->ARCH_DEP(opcode_table)[few[k]] == (FUNC)ARCH_DEP(hcpumf_tick))
+            regs->ARCH_DEP(opcode_table)[few[k]] = hcpumf_saved[cpu][few[k]];
     ARCH_DEP(hcpumf_view)(regs, inst, &v);
     SET_PSW_IA(regs);
     v.ia = regs->psw.IA;
@@ -431,24 +450,52 @@ static FUNC *ARCH_DEP(hcpumf_table)(REGS *regs)
     return regs->ARCH_DEP(opcode_table);
 }
 
-/* Arm CPU `regs`: every entry of its first-level opcode table calls the tick function. */
-static void ARCH_DEP(hcpumf_arm)(REGS *regs)
+/* Make entry `op` of a CPU's table call the tick function (an entry still trapping from an
+ * earlier arming keeps its saved original). */
+static void ARCH_DEP(hcpumf_trap_entry)(REGS *regs, int op)
+{
+    FUNC *table = regs->ARCH_DEP(opcode_table);
+    FUNC trap = (FUNC)ARCH_DEP(hcpumf_tick);
+    if (table[op] != trap) {
+        hcpumf_saved[regs->cpuad][op] = table[op];
+        table[op] = trap;
+    }
+}
+
+/* Arm CPU `regs` so that it calls the tick function at an instruction boundary soon.
+ * Predicted (all = 0): only the entries of the instruction the CPU is executing and of the
+ * one after it, read from its instruction pointer: a loop executes the first again within an
+ * iteration, straight-line code the second at once. Every entry has to be rewritten only
+ * when that prediction fails (all = 1): each rewritten entry is a cache line taken from the
+ * CPU's core and a trap more when the CPU next executes it. */
+static void ARCH_DEP(hcpumf_arm)(REGS *regs, int all)
 {
     int cpu = regs->cpuad, i;
     FUNC *table = regs->ARCH_DEP(opcode_table);
-    FUNC trap = (FUNC)ARCH_DEP(hcpumf_tick);
     if (hcpumf_armed_table[cpu] != table) {
         /* First arming of this table (or new REGS after an architecture switch). */
         memcpy(hcpumf_saved[cpu], table, sizeof(hcpumf_saved[cpu]));
         hcpumf_armed_table[cpu] = table;
     }
-    /* Entries still trapping from an earlier arming keep their saved original. */
-    for (i = 0; i < 256; i++) {
-        if (table[i] != trap) {
-            hcpumf_saved[cpu][i] = table[i];
-            table[i] = trap;
+    if (!all) {
+        /* The CPU thread moves ip as it runs: read it once. It points into main storage
+         * while the instruction-fetch accelerator is valid; anything else is no prediction. */
+        BYTE *ip = *(BYTE * volatile *)&regs->ip;
+        if (ip && ip >= sysblk.mainstor && ip + 12 <= sysblk.mainstor + sysblk.mainsize) {
+            BYTE op0 = ip[0];
+            int len = op0 < 0x40 ? 2 : op0 < 0xC0 ? 4 : 6;
+            BYTE op1 = ip[len];
+            hcpumf_armstate_[cpu].few[0] = op0;
+            hcpumf_armstate_[cpu].few[1] = op1;
+            hcpumf_armstate_[cpu].nfew = 2;
+            ARCH_DEP(hcpumf_trap_entry)(regs, op0);
+            ARCH_DEP(hcpumf_trap_entry)(regs, op1);
+            return;
         }
     }
+    hcpumf_armstate_[cpu].nfew = 0;
+    for (i = 0; i < 256; i++)
+        ARCH_DEP(hcpumf_trap_entry)(regs, i);
 }
 
 /* Put back every entry that still traps (module unload). */
@@ -523,7 +570,7 @@ static FUNC *hcpumf_current_table(REGS *regs)
     return NULL;
 }
 
-static int hcpumf_h_arm(uint16_t cpu)
+static int hcpumf_h_arm(uint16_t cpu, int all)
 {
     REGS *regs;
     int rc = 1;
@@ -535,14 +582,16 @@ static int hcpumf_h_arm(uint16_t cpu)
     if (IS_CPU_ONLINE(cpu) && regs && hcpumf_armstate(cpu) == 2
         && hcpumf_armed_table[cpu] != hcpumf_current_table(regs))
         hcpumf_armstate(cpu) = 0;
-    /* Still armed from before (the CPU waits or is stopped): nothing to do. */
-    if (hcpumf_armstate(cpu) == 2) {
+    /* Still armed from before (the CPU waits or is stopped, or has not met a predicted
+     * entry yet): nothing to do, unless every entry is wanted now. */
+    if (hcpumf_armstate(cpu) == 2 && (!all || hcpumf_armstate_[cpu].nfew == 0)) {
         release_lock(&sysblk.cpulock[cpu]);
         return 0;
     }
     if (IS_CPU_ONLINE(cpu) && regs && !regs->sie_active
-        && __sync_bool_compare_and_swap(&hcpumf_armstate(cpu), 0, 1)) {
-        HCPUMF_PER_ARCH(regs, hcpumf_arm, regs);
+        && (__sync_bool_compare_and_swap(&hcpumf_armstate(cpu), 0, 1)
+            || __sync_bool_compare_and_swap(&hcpumf_armstate(cpu), 2, 1))) {
+        HCPUMF_PER_ARCH(regs, hcpumf_arm, regs, all);
         __sync_synchronize();
         hcpumf_armstate(cpu) = 2;
         rc = 0;

@@ -256,8 +256,8 @@ fn status() {
         }
         log(&format!(
             "HHCMF021I CPU{i:04X} counters {}; sampling {} interval {} samples {} missed {} \
-             (late {} us at most, put off {}); ticks {}; pending alerts {:08X}; metered {} instructions, \
-             {} us",
+             (late {} us at most, put off {}); ticks {} (armings escalated {}); pending alerts \
+             {:08X}; metered {} instructions, {} us",
             sets.join(" "),
             if st.sampling.any_active() {
                 "active"
@@ -272,6 +272,7 @@ fn status() {
             st.schedule.guest.late_max.load(Ordering::Relaxed) / 1000,
             st.schedule.guest.stalls.load(Ordering::Relaxed),
             st.schedule.ticks.load(Ordering::Relaxed),
+            st.schedule.private.escalations.load(Ordering::Relaxed),
             st.alerts.pending().bits(),
             r.instructions,
             r.cpu_ns / 1000

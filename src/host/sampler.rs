@@ -367,11 +367,23 @@ fn scan(r: &Runtime, now: u64) -> u64 {
         }
         let already = s.shared.armed.swap(true, Ordering::AcqRel);
         if !already {
+            // Predicted: only the entries of the instructions the CPU is executing.
             // SAFETY: the glue arms under the CPU's lock and checks it is online.
-            let ok = h.arm.map(|a| unsafe { a(i as u16) } == 0).unwrap_or(false);
+            let ok = h
+                .arm
+                .map(|a| unsafe { a(i as u16, 0) } == 0)
+                .unwrap_or(false);
             if !ok {
                 // Offline CPU, or the previous arming not yet consumed.
                 s.shared.armed.store(false, Ordering::Release);
+            }
+        } else if s.private.stale_looks.load(Ordering::Relaxed) == 0 {
+            // The CPU has not met a predicted entry by the time we look again (or waits, or
+            // its thread did not run): arm every entry, so that its next instruction ticks.
+            if let Some(a) = h.arm {
+                bump(&s.private.escalations, 1);
+                // SAFETY: as above.
+                unsafe { a(i as u16, 1) };
             }
         }
         if !st.alerts.pending().is_empty() {

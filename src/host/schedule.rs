@@ -38,6 +38,8 @@ pub struct SchedPrivate {
     /// How many times in a row the scheduler found the CPU still armed (its tick not yet
     /// run): it then looks again later and later.
     pub stale_looks: AtomicU32,
+    /// Predicted armings that had to become full ones (`hcpumf status`).
+    pub escalations: AtomicU64,
 }
 
 /// When a CPU next needs its tick.
