@@ -4,8 +4,10 @@
 //!
 //! Messages carry Hercules-style identifiers `HHCMFnnns`.
 
+mod grammar;
+
 use crate::arch::alerts::AlertBits;
-use crate::arch::model::{parse_num, sets_text, CounterSet, CounterSets};
+use crate::arch::model::{sets_text, CounterSet, MachineModel};
 use crate::host::model::{self, apply_authorizations};
 use crate::host::services::{cpu_online, log};
 use crate::host::{alerts, state};
@@ -38,40 +40,6 @@ pub fn banner() {
     }
 }
 
-fn parse_cpu(words: &[String]) -> Result<Option<u16>, String> {
-    for w in words {
-        if let Some(v) = w.strip_prefix("cpu=") {
-            if v.eq_ignore_ascii_case("all") {
-                return Ok(None);
-            }
-            let c = parse_num(v)?;
-            if c as usize >= state::MAX_CPUS {
-                return Err(format!("cpu {c} does not exist"));
-            }
-            return Ok(Some(c as u16));
-        }
-    }
-    Ok(None)
-}
-
-fn parse_alerts(list: &str) -> Result<AlertBits, String> {
-    let mut bits = AlertBits::empty();
-    for name in list.split(',') {
-        bits |= match name.to_ascii_lowercase().as_str() {
-            "iea" => AlertBits::INVALID_ENTRY_ADDRESS,
-            "ise" => AlertBits::INCORRECT_SDBT_ENTRY,
-            "pra" => AlertBits::PROGRAM_REQUEST,
-            "saca" => AlertBits::SAMPLING_AUTH_CHANGE,
-            "lsda" => AlertBits::LOSS_OF_SAMPLE_DATA,
-            "mtda" => AlertBits::LOSS_OF_MT_COUNTER_DATA,
-            "caca" => AlertBits::COUNTER_AUTH_CHANGE,
-            "lcda" => AlertBits::LOSS_OF_CPU_COUNTER_DATA,
-            other => return Err(format!("unknown alert '{other}'")),
-        };
-    }
-    Ok(bits)
-}
-
 /// The `hcpumf` console command: its words (`args[0]` is `hcpumf`) and the line as the
 /// operator typed it.
 pub fn command(args: &[String], line: &str) {
@@ -80,22 +48,24 @@ pub fn command(args: &[String], line: &str) {
         None => (None, &[][..]),
     };
     match sub.as_deref() {
+        Some("status") | Some("help") if !rest.is_empty() => log(&format!(
+            "HHCMF019E hcpumf {}: takes no operands, not '{}'",
+            sub.as_deref().unwrap_or(""),
+            rest.join(" ")
+        )),
         None | Some("status") => status(),
         Some("help") => log(HELP),
-        Some("set") => {
-            let mut m = model::current().clone();
-            match m.apply_settings(rest) {
-                Ok(()) => {
-                    model::install_explicit(m);
-                    apply_authorizations(None);
-                    log(&format!(
-                        "HHCMF012I model now {}",
-                        model::current().summary()
-                    ));
-                }
-                Err(e) => log(&format!("HHCMF013E hcpumf set: {e}; nothing changed")),
+        Some("set") => match set(rest) {
+            Ok(m) => {
+                model::install_explicit(m);
+                apply_authorizations(None);
+                log(&format!(
+                    "HHCMF012I model now {}",
+                    model::current().summary()
+                ));
             }
-        }
+            Err(e) => log(&format!("HHCMF013E hcpumf set: {e}; nothing changed")),
+        },
         Some("auth") => match auth(rest) {
             Ok(msg) => log(&msg),
             Err(e) => log(&format!("HHCMF015E hcpumf auth: {e}; nothing changed")),
@@ -111,56 +81,63 @@ pub fn command(args: &[String], line: &str) {
     }
 }
 
-fn auth(words: &[String]) -> Result<String, String> {
-    let cpu = parse_cpu(words)?;
-    let mut m = model::current().clone();
-    let mut changed = false;
-    for w in words {
-        if w.starts_with("cpu=") {
-            continue;
-        }
-        let Some((k, v)) = w.split_once('=') else {
-            return Err(format!("'{w}' is not KEY=LIST"));
-        };
-        match k.to_ascii_lowercase().as_str() {
-            "counters" => {
-                let mut s = CounterSets::empty();
-                for name in v.split(',') {
-                    s |= match name.to_ascii_lowercase().as_str() {
-                        "none" => CounterSets::empty(),
-                        "all" => CounterSets::CPU_SETS | CounterSets::COPROCESSOR_GROUP,
-                        "b" | "basic" => CounterSets::BASIC,
-                        "p" | "problem" => CounterSets::PROBLEM_STATE,
-                        "c" | "crypto" => CounterSets::CRYPTO,
-                        "e" | "extended" => CounterSets::EXTENDED,
-                        "g" | "cg" => CounterSets::COPROCESSOR_GROUP,
-                        other => return Err(format!("unknown counter set '{other}'")),
-                    };
-                }
-                m.counter_authorization = s;
-                changed = true;
-            }
-            "sampling" => {
-                let (mut b, mut d) = (false, false);
-                for name in v.split(',') {
-                    match name.to_ascii_lowercase().as_str() {
-                        "none" => {}
-                        "all" => (b, d) = (true, true),
-                        "basic" | "b" => b = true,
-                        "diag" | "diagnostic" | "d" => d = true,
-                        other => return Err(format!("unknown sampling function '{other}'")),
-                    }
-                }
-                m.basic_sampling_authorized = b;
-                m.diagnostic_sampling_authorized = d;
-                changed = true;
-            }
-            other => return Err(format!("unknown keyword '{other}'")),
-        }
+/// Keywords of `hcpumf set` (the machine model; see `MachineModel::apply_settings`).
+const SET_KEYS: [&str; 9] = [
+    "model",
+    "type",
+    "speed",
+    "cfvn",
+    "csvn",
+    "extended",
+    "cgroups",
+    "archs",
+    "timestamp",
+];
+
+/// `hcpumf set KEY=VALUE ...`: the model with the settings applied, or why not.
+fn set(words: &[String]) -> Result<MachineModel, String> {
+    let w = grammar::words(words, &SET_KEYS, 0)?;
+    if w.keys.is_empty() {
+        return Err(
+            "say KEY=VALUE (model, speed, cfvn, csvn, extended, cgroups, archs, timestamp)".into(),
+        );
     }
-    if !changed {
+    let mut m = model::current().clone();
+    m.apply_settings(words)?;
+    Ok(m)
+}
+
+/// What `hcpumf auth` changes: the model's authorizations, on one CPU or all.
+struct Auth {
+    model: MachineModel,
+    cpu: Option<u16>,
+}
+
+/// `hcpumf auth counters=LIST sampling=LIST [cpu=N|all]`.
+fn parse_auth(words: &[String], online: &dyn Fn(u16) -> bool) -> Result<Auth, String> {
+    let w = grammar::words(words, &["counters", "sampling", "cpu"], 0)?;
+    let cpu = grammar::cpu(&w, online)?;
+    let mut m = model::current().clone();
+    let counters = w.get("counters").map(grammar::counter_sets).transpose()?;
+    let sampling = w
+        .get("sampling")
+        .map(grammar::sampling_functions)
+        .transpose()?;
+    if counters.is_none() && sampling.is_none() {
         return Err("say counters=LIST or sampling=LIST".into());
     }
+    if let Some(s) = counters {
+        m.counter_authorization = s;
+    }
+    if let Some((b, d)) = sampling {
+        m.basic_sampling_authorized = b;
+        m.diagnostic_sampling_authorized = d;
+    }
+    Ok(Auth { model: m, cpu })
+}
+
+fn auth(words: &[String]) -> Result<String, String> {
+    let Auth { model: m, cpu } = parse_auth(words, &cpu_online)?;
     let line = format!(
         "HHCMF014I authorization: counter sets {}, sampling {}{} on {}",
         sets_text(m.counter_authorization),
@@ -190,13 +167,21 @@ fn auth(words: &[String]) -> Result<String, String> {
     Ok(line)
 }
 
-fn inject(words: &[String]) -> Result<String, String> {
-    let list = words
-        .iter()
-        .find(|w| !w.starts_with("cpu="))
+/// `hcpumf inject ALERTS [cpu=N|all]`: the alerts and the CPU.
+fn parse_inject(
+    words: &[String],
+    online: &dyn Fn(u16) -> bool,
+) -> Result<(AlertBits, Option<u16>), String> {
+    let w = grammar::words(words, &["cpu"], 1)?;
+    let list = w
+        .bare
+        .first()
         .ok_or("name the alerts, e.g. 'hcpumf inject lsda cpu=0'")?;
-    let bits = parse_alerts(list)?;
-    let cpu = parse_cpu(words)?;
+    Ok((grammar::alerts(list)?, grammar::cpu(&w, online)?))
+}
+
+fn inject(words: &[String]) -> Result<String, String> {
+    let (bits, cpu) = parse_inject(words, &cpu_online)?;
     let mut n = 0;
     for (i, st) in state::rt().cpus.iter().enumerate() {
         let c = i as u16;
@@ -284,12 +269,69 @@ fn status() {
 mod tests {
     use super::*;
 
+    fn ws(line: &str) -> Vec<String> {
+        line.split_whitespace().map(str::to_string).collect()
+    }
+
+    /// Every bad operand of `set`, `auth` and `inject` is named and nothing is planned
+    /// (table-driven over the grammar; the CPUs 0 and 1 are in the configuration).
     #[test]
-    fn alert_names() {
+    fn bad_operands_are_refused_by_name() {
+        let online = |c: u16| c < 2;
+        for (line, says) in [
+            ("counters=b,p cpu=0 cpu=x", "cpu= is given more than once"),
+            ("counters=b,p cpu=2", "CPU 2 is not in the configuration"),
+            ("counters=b,p cpu=x", "cpu=x: 'x' is not a number"),
+            ("counters=(b,p", "unbalanced parenthesis"),
+            ("counters=b,q", "unknown counter set 'q'"),
+            ("counters=b, sampling=basic", "empty element"),
+            ("counters=b junk", "'junk' is not understood here"),
+            (
+                "sampling=basic sampling=diag",
+                "sampling= is given more than once",
+            ),
+            ("cpu=0", "say counters=LIST or sampling=LIST"),
+            ("", "say counters=LIST or sampling=LIST"),
+        ] {
+            match parse_auth(&ws(line), &online) {
+                Ok(a) => panic!("auth '{line}' was accepted (cpu {:?})", a.cpu),
+                Err(e) => assert!(e.contains(says), "auth '{line}': {e}"),
+            }
+        }
+        let ok = parse_auth(&ws("counters=(b,p) sampling=basic cpu=1"), &online).unwrap();
+        assert_eq!(ok.cpu, Some(1));
+        for (line, says) in [
+            ("iea cpu=0 junk", "'junk' is not understood here"),
+            ("iea cpu=7", "CPU 7 is not in the configuration"),
+            ("iea,,lsda", "empty element"),
+            ("nope", "unknown alert 'nope'"),
+            ("cpu=0", "name the alerts"),
+            ("iea cpu=0 cpu=1", "cpu= is given more than once"),
+            ("(iea", "unbalanced parenthesis"),
+        ] {
+            match parse_inject(&ws(line), &online) {
+                Ok(x) => panic!("inject '{line}' was accepted: {x:?}"),
+                Err(e) => assert!(e.contains(says), "inject '{line}': {e}"),
+            }
+        }
         assert_eq!(
-            parse_alerts("lsda,caca").unwrap(),
-            AlertBits::LOSS_OF_SAMPLE_DATA | AlertBits::COUNTER_AUTH_CHANGE
+            parse_inject(&ws("lsda,caca cpu=all"), &online).unwrap(),
+            (
+                AlertBits::LOSS_OF_SAMPLE_DATA | AlertBits::COUNTER_AUTH_CHANGE,
+                None
+            )
         );
-        assert!(parse_alerts("nope").is_err());
+        for (line, says) in [
+            ("speed=1000 speed=2000", "speed= is given more than once"),
+            ("speed=1000 junk", "'junk' is not understood here"),
+            ("bogus=1", "unknown keyword 'bogus'"),
+            ("speed=0", "speed must be"),
+            ("", "say KEY=VALUE"),
+        ] {
+            match set(&ws(line)) {
+                Ok(_) => panic!("set '{line}' was accepted"),
+                Err(e) => assert!(e.contains(says), "set '{line}': {e}"),
+            }
+        }
     }
 }
