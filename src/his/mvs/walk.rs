@@ -51,6 +51,7 @@ pub fn walk(space: &Space) -> (Vec<MapEntry>, Vec<String>) {
                     name: job.trim_end().to_string(),
                     start: ascb,
                     end: ascb,
+                    job: None,
                 });
             }
         }
@@ -131,6 +132,7 @@ fn boundaries(space: &Space, cvt: u64, recs: &mut Vec<MapEntry>, notes: &mut Vec
                 name: name.into(),
                 start,
                 end: end - 1,
+                job: None,
             });
         }
     }
@@ -169,6 +171,7 @@ fn walk_cdes(
                     name: name.trim_end().to_string(),
                     start: ep,
                     end: ep,
+                    job: None,
                 });
             }
         } else {
@@ -185,6 +188,7 @@ fn walk_cdes(
                             name: name.trim_end().to_string(),
                             start: at,
                             end: at + len - 1,
+                            job: None,
                         });
                     }
                 } else {
@@ -201,6 +205,7 @@ fn walk_cdes(
                     name: name.trim_end().to_string(),
                     start: ep,
                     end: ep,
+                    job: None,
                 });
             }
         }
