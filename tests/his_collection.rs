@@ -516,3 +516,142 @@ fn an_s370_mvs_guest_is_sampled_and_mapped() {
         "{text}"
     );
 }
+
+#[test]
+fn three_s370_address_spaces_are_mapped_and_their_samples_attributed() {
+    // MVS 3.8J under S/370 DAT (s370_mvs3): jobs JOBA, JOBB, JOBC (ASIDs 2, 3, 4) each run
+    // their own program, PGMA, PGMB, PGMC, at the same virtual address X'20000' in different
+    // frames, 50/30/20 of the time. The map has every address space's modules with its job
+    // name (read through each one's own segment table, whichever CPU 0 ran last), the PLPA
+    // from the LPA directory and the MLPA from the active LPA queue; the report attributes
+    // each sample to the program of its home ASID.
+    let out_dir = scratch("his-s370-3as");
+    let cfg = Config {
+        archmode: "S/370",
+        before: vec![format!(
+            "hcpumf his begin sampfreq=600000 map=yes mvs=yes path={}",
+            out_dir.display()
+        )],
+        after: vec!["hcpumf his end".into()],
+        show: vec![],
+        ..Config::default()
+    };
+    let out = run("s370_mvs3", &cfg);
+    assert!(out.said("HHCMF044I"), "{}", out.log);
+    let jobs = [
+        (2u16, "JOBA", "PGMA", "PGMAENT", 50.0),
+        (3, "JOBB", "PGMB", "PGMBENT", 30.0),
+        (4, "JOBC", "PGMC", "PGMCENT", 20.0),
+    ];
+
+    // The map.
+    let text = std::fs::read_to_string(&files(&out_dir, ".MAP")[0]).expect("map");
+    let m = map::parse(&text);
+    assert!(m.problems.is_empty(), "{:?}", m.problems);
+    assert!(!m.info.iter().any(|i| i.starts_with("NOTE")), "{text}");
+    let job_names: Vec<(u16, &str)> = m.jobs.iter().map(|(a, j)| (*a, j.as_str())).collect();
+    assert_eq!(job_names, vec![(2, "JOBA"), (3, "JOBB"), (4, "JOBC")]);
+    for (asid, job, pgm, alias, _) in jobs {
+        let e = m.module_at(asid, 0x20002).expect(pgm);
+        assert_eq!(
+            (e.name.as_str(), e.area, e.start, e.end, e.job.as_deref()),
+            (pgm, 'X', 0x20000, 0x200FF, Some(job)),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "MX{asid:04X}{pgm:<8}000000000002000000000000000200FF{job:<8}"
+            )),
+            "{text}"
+        );
+        assert!(
+            m.entries.iter().any(|e| e.name == alias
+                && (e.area, e.asid, e.start) == ('X', asid, 0x20004)
+                && e.job.as_deref() == Some(job)),
+            "{text}"
+        );
+    }
+    let common: Vec<(&str, char, u64, u64)> = m
+        .modules
+        .iter()
+        .filter(|e| e.area != 'X')
+        .map(|e| (e.name.as_str(), e.area, e.start, e.end))
+        .collect();
+    assert_eq!(
+        common,
+        vec![
+            ("PLPAMOD1", 'P', 0xA1000, 0xA12FF),
+            ("PLPAMOD2", 'P', 0xA1300, 0xA14FF),
+            ("NIPMOD", 'M', 0xB0000, 0xB03FF),
+        ],
+        "the LPA directory's and the LPA queue's modules, PLPAMOD1 once: {text}"
+    );
+    for line in [
+        "MPPLPAPLPAMOD1",
+        "MPPLPAPLPAMOD2",
+        "EPPLPAPLPAALIA00000000000A100800000000000A1008",
+        "MMMLPANIPMOD  00000000000B000000000000000B03FF",
+        "B BDY NUC     0000000000000000000000000000FFFF",
+    ] {
+        assert!(text.contains(line), "{line} in {text}");
+    }
+
+    // The samples: those in the programs carry the job step TCB and their home ASID.
+    let bytes = std::fs::read(&files(&out_dir, ".SMP.")[0]).expect("smp");
+    let (mut n, mut per_asid) = (0u64, [0u64; 5]);
+    smp::scan(&bytes[..], &mut |s| {
+        n += 1;
+        if (0x20000..0x20100).contains(&s.ia) {
+            assert_eq!(s.gpp >> 32, 0x21100, "{:#x}", s.gpp);
+            let asid = ((s.gpp >> 16) & 0x7FFF) as usize;
+            assert!((2..=4).contains(&asid), "{:#x}", s.gpp);
+            per_asid[asid] += 1;
+        }
+    })
+    .expect("scan");
+    let in_programs: u64 = per_asid.iter().sum();
+    assert!(
+        n > 10_000 && in_programs * 10 > n * 9,
+        "{in_programs} of {n} samples in the programs"
+    );
+
+    // The report: one row per job and program, in the 50/30/20 split.
+    let rep = std::process::Command::new(env!("CARGO_BIN_EXE_hcpumf-report"))
+        .arg(&out_dir)
+        .output()
+        .expect("hcpumf-report");
+    let report = String::from_utf8_lossy(&rep.stdout);
+    let header = report
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|t| t.contains(&"SAMPLES") && t.contains(&"JOBNAME"))
+        .unwrap_or_else(|| panic!("no hot-spot table: {report}"));
+    let col = header
+        .iter()
+        .position(|t| *t == "SAMPLES")
+        .expect("SAMPLES");
+    let samples: Vec<u64> = jobs
+        .iter()
+        .map(|(_, job, pgm, _, _)| {
+            let row = report
+                .lines()
+                .map(|l| l.split_whitespace().collect::<Vec<_>>())
+                .find(|t| t.contains(job) && t.contains(pgm))
+                .unwrap_or_else(|| panic!("no row for {job} {pgm}: {report}"));
+            row[col].parse::<u64>().expect("samples")
+        })
+        .collect();
+    let sum: u64 = samples.iter().sum();
+    assert_eq!(sum, in_programs, "{report}");
+    let mut figures = Vec::new();
+    for ((asid, job, pgm, _, expect), got) in jobs.iter().zip(&samples) {
+        let pct = *got as f64 * 100.0 / sum as f64;
+        figures.push(format!("{job} {pgm}: {pct:.2}%"));
+        assert_eq!(*got, per_asid[usize::from(*asid)], "{report}");
+        assert!(
+            (pct - expect).abs() < 5.0,
+            "{job} {pgm}: {pct:.2}% of the samples, expected {expect}%\n{report}"
+        );
+    }
+    eprintln!("split of {sum} samples: {}", figures.join(", "));
+}

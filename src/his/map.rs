@@ -1,31 +1,46 @@
 //! `.MAP` files: fixed-format records of HIS (Redbook SG24-7857 4.3.2; shared reference §7):
-//! type (I, A, B, M, C, E), area, ASID (4 hex digits), name (8), start and end address
-//! (16 hex digits each). Information records (I) carry free text.
+//! type (I, A, B, M, C, E), area, place (an ASID of 4 hex digits, or BDY, NUC, PLPA, MLPA,
+//! FLPA), name (8), start and end address (16 hex digits each), and for a private-area
+//! record the address-space name (8). Information records (I) carry free text.
 
 /// One address-carrying record.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MapEntry {
     pub kind: char,
+    /// N nucleus, F fixed / M modified / P pageable LPA, C common, X private area (of
+    /// `asid`); blank for boundaries.
     pub area: char,
+    /// The address space of a private-area record (area X); 0 for the common area.
     pub asid: u16,
     pub name: String,
     pub start: u64,
     pub end: u64,
+    /// The address-space (job) name HIS writes after the addresses of a private-area record;
+    /// None where the record has none (common area, files written before it was added).
+    pub job: Option<String>,
 }
 
 impl MapEntry {
-    /// The fixed-format record line.
+    /// The fixed-format record line: boundaries and LPA or nucleus records name their place
+    /// (BDY, PLPA, MLPA, FLPA, NUC) where private-area records have the ASID; a private-area
+    /// record with a job name ends with it.
     pub fn line(&self) -> String {
-        // Boundary records name their place (BDY) where the others have the ASID.
-        let place = if self.kind == 'B' {
-            "BDY ".to_string()
-        } else {
-            format!("{:04X}", self.asid)
+        let place = match (self.kind, self.area) {
+            ('B', _) => "BDY ".to_string(),
+            (_, 'P') => "PLPA".to_string(),
+            (_, 'M') => "MLPA".to_string(),
+            (_, 'F') => "FLPA".to_string(),
+            (_, 'N') => "NUC ".to_string(),
+            _ => format!("{:04X}", self.asid),
         };
-        format!(
+        let mut l = format!(
             "{}{}{place}{:<8.8}{:016X}{:016X}",
             self.kind, self.area, self.name, self.start, self.end
-        )
+        );
+        if let (Some(job), 'X') = (&self.job, self.area) {
+            l.push_str(&format!("{job:<8.8}"));
+        }
+        l
     }
 }
 
@@ -49,14 +64,18 @@ pub struct MapFile {
 }
 
 /// The last of `v` (sorted by start) that contains `ia` and belongs to the common area or to
-/// `asid`. Entries do not overlap, so only a few before the address need a look.
+/// `asid`. The common area and one address space's private area do not overlap, so only a
+/// few of theirs before the address need a look; other address spaces' private records
+/// (often at the same addresses: every job's program is loaded low in its private area) are
+/// passed over.
 fn containing(v: &[MapEntry], asid: u16, ia: u64) -> Option<&MapEntry> {
     let i = v.partition_point(|m| m.start <= ia);
     v[..i]
         .iter()
         .rev()
+        .filter(|m| m.area != 'X' || m.asid == asid || m.asid == 0)
         .take(8)
-        .find(|m| ia <= m.end && (m.area != 'X' || m.asid == asid || m.asid == 0))
+        .find(|m| ia <= m.end)
 }
 
 impl MapFile {
@@ -86,6 +105,7 @@ fn all_hex(s: &str) -> bool {
 /// One address-carrying record (A, B, M, C, E), or why it cannot be read. Bytes 2-5 are a
 /// hexadecimal ASID or a place (BDY, NUC, PLPA, MLPA, FLPA: ASID 0); the addresses are 16
 /// hexadecimal digits each (this writer, z/OS with I MODE 64-BIT) or 8 (older z/OS files).
+/// A private-area record (area X) may go on with the address-space name (8 bytes).
 fn record(line: &str, wide: bool) -> Result<MapEntry, String> {
     let b = line.as_bytes();
     if !matches!(b[0], b'A' | b'B' | b'M' | b'C' | b'E') {
@@ -114,17 +134,18 @@ fn record(line: &str, wide: bool) -> Result<MapEntry, String> {
         ));
     };
     let field = |r: std::ops::Range<usize>| line.get(r).filter(|f| all_hex(f));
-    let (start, end) = if single {
+    // `after`: where the fields that follow the addresses begin.
+    let (start, end, after) = if single {
         match field(if wide { 14..30 } else { 14..22 }) {
-            Some(a) => (a, a),
+            Some(a) => (a, a, line.len()),
             None => return Err("the entry address is not hexadecimal".into()),
         }
     } else {
         let w = field(14..30).zip(field(30..46));
         let n = field(14..22).zip(field(22..30));
         match (w, n) {
-            (Some(w), _) => w,
-            (None, Some(n)) if !wide => n,
+            (Some(w), _) => (w.0, w.1, 46),
+            (None, Some(n)) if !wide => (n.0, n.1, 30),
             _ => {
                 return Err(format!(
                     "start and end address are not hexadecimal ({} digits each from byte 14)",
@@ -138,6 +159,14 @@ fn record(line: &str, wide: bool) -> Result<MapEntry, String> {
     if end < start && b[0] != b'B' {
         return Err(format!("end address {end:X} is below the start {start:X}"));
     }
+    let job = if b[1] == b'X' && b[0] != b'A' {
+        line.get(after..line.len().min(after + 8))
+            .map(str::trim_end)
+            .filter(|j| !j.is_empty())
+            .map(str::to_string)
+    } else {
+        None
+    };
     Ok(MapEntry {
         kind: b[0] as char,
         area: b[1] as char,
@@ -145,6 +174,7 @@ fn record(line: &str, wide: bool) -> Result<MapEntry, String> {
         name: line[6..14].trim_end().to_string(),
         start,
         end,
+        job,
     })
 }
 
@@ -275,6 +305,82 @@ mod tests {
             m.csect_at(1, 0x100).map(|e| e.name.as_str()),
             Some("IEAVFX00")
         );
+    }
+
+    #[test]
+    fn writes_and_reads_places_and_job_names() {
+        let rec = |kind, area, asid, name: &str, start, end, job: Option<&str>| MapEntry {
+            kind,
+            area,
+            asid,
+            name: name.into(),
+            start,
+            end,
+            job: job.map(str::to_string),
+        };
+        let written = [
+            rec('M', 'P', 0, "PLPAONE", 0x91000, 0x912FF, None),
+            rec('E', 'P', 0, "PLPAALI", 0x91010, 0x91010, None),
+            rec('M', 'M', 0, "NIPMOD", 0x98000, 0x981FF, None),
+            rec('M', 'X', 3, "BPROG", 0x20000, 0x201FF, Some("JOBB")),
+            rec('E', 'X', 3, "BALIAS", 0x20010, 0x20010, Some("JOBB")),
+            rec('B', ' ', 0, "NUC", 0, 0xFFFF, None),
+        ];
+        let lines: Vec<String> = written.iter().map(MapEntry::line).collect();
+        assert_eq!(
+            lines,
+            vec![
+                "MPPLPAPLPAONE 000000000009100000000000000912FF",
+                "EPPLPAPLPAALI 00000000000910100000000000091010",
+                "MMMLPANIPMOD  000000000009800000000000000981FF",
+                "MX0003BPROG   000000000002000000000000000201FFJOBB    ",
+                "EX0003BALIAS  00000000000200100000000000020010JOBB    ",
+                "B BDY NUC     0000000000000000000000000000FFFF",
+            ]
+        );
+        let m = parse(&format!("I MODE 64-BIT\n{}\n", lines.join("\n")));
+        assert!(m.problems.is_empty(), "{:?}", m.problems);
+        let mut read: Vec<MapEntry> = m.modules.clone();
+        read.extend(m.entries.iter().cloned());
+        read.extend(m.boundaries.iter().cloned());
+        for w in &written {
+            assert!(read.contains(w), "{w:?} in {read:#?}");
+        }
+        // Files written before the job name (none) and z/OS files with 8-digit addresses
+        // (the name after them) read too.
+        let m = parse(
+            "I MODE 64-BIT\n\
+             MX0021PRIVMOD 00000000000200000000000000020FFF\n",
+        );
+        assert_eq!(m.modules[0].job, None);
+        let m = parse("MX0021PRIVMOD 0002000000020FFFDEMOJOB VOLSER=WORK01DSN=A.B\n");
+        assert!(m.problems.is_empty(), "{:?}", m.problems);
+        assert_eq!(
+            (m.modules[0].end, m.modules[0].job.as_deref()),
+            (0x20FFF, Some("DEMOJOB"))
+        );
+    }
+
+    #[test]
+    fn private_modules_at_one_address_belong_to_their_address_spaces() {
+        // Every address space's program at the same private address: each sample's ASID
+        // finds its own, however many address spaces have one there.
+        let mut text =
+            String::from("I MODE 64-BIT\nMMMLPANIPMOD  000000000001000000000000000100FF\n");
+        for asid in 1..=40u16 {
+            text.push_str(&format!(
+                "MX{asid:04X}PROG{asid:04X}00000000000200000000000000020FFFJOB{asid:<5}\n"
+            ));
+        }
+        let m = parse(&text);
+        assert!(m.problems.is_empty(), "{:?}", m.problems);
+        for asid in 1..=40u16 {
+            let e = m.module_at(asid, 0x20800).expect("own module");
+            assert_eq!(e.name, format!("PROG{asid:04X}"));
+            assert_eq!(e.job.as_deref(), Some(format!("JOB{asid}").as_str()));
+        }
+        assert_eq!(m.module_at(41, 0x20800), None);
+        assert_eq!(m.module_at(41, 0x10010).map(|e| e.area), Some('M'));
     }
 
     #[test]

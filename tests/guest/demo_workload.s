@@ -2,44 +2,25 @@
 #   HOTLOOP  (problem state)    50%   at 0x10000
 #   WARMLOOP (supervisor state) 30%   at 0x20000
 #   COOLLOOP (problem state)    20%   at 0x30000
-# switching state about 400 times a second, for about 3 seconds, plus the few MVS control
-# blocks (CVT with storage boundaries, ASVT, ASCBs, LPA CDEs with extent lists and an
-# alias, PSATOLD/PSAAOLD) that let the
-# plugin's MVS awareness name the address space and the modules in the .MAP and in the
-# samples' program parameter. DAT is off, so virtual = real.
+# switching state about 400 times a second, for about 3 seconds, plus the MVS 3.8J control
+# blocks that let the plugin's MVS awareness name the address space and the modules in the
+# .MAP and in the samples' program parameter: the CVT with its storage boundaries, the ASVT
+# with two ASCBs (*MASTER* and DEMOJOB), each with its ASXB and TCB queue (DEMOJOB: a job
+# step and a subtask; no job pack queue: nothing is loaded into the private areas), the
+# active LPA queue whose CDEs (NIP-loaded: MLPA) name the three modules with extent lists
+# and an alias, the LPA directory (empty: just its end entry), PSATOLD/PSAAOLD. The control
+# blocks are in the loaded image (only PSATOLD/PSAAOLD are set by the program), so a map
+# taken at any time (MAPONLY) finds them whole. DAT is off, so virtual = real.
+        .text
+        .org 0x10
+        .long 0x8000                          # FLCCVT -> CVT at 0x8000
         .include "lowcore.inc"
         .set ROUNDS, 1200
 start:  lghi  %r13,0x3000
         lghi  %r12,0x1000
         mvc   0x1c0(16),svcpsw-0x1000(%r12)   # SVC new PSW -> after the problem-state leg
-        # --- MVS control blocks -------------------------------------------------------
-        llilf %r1,0x8000
-        st    %r1,0x10                        # FLCCVT -> CVT at 0x8000
-        llilf %r2,0x8400
-        st    %r2,0x22c(%r1)                  # CVTASVT -> ASVT at 0x8400
-        llilf %r2,0x8a00
-        st    %r2,0xbc(%r1)                   # CVTQLPAQ -> 0x8A00 -> first CDE
-        mvc   0x80(4,%r1),nucb-0x1000(%r12)   # CVTNUCB: nucleus 0-3FFF
-        mvc   0x1a0(4,%r1),shrvm-0x1000(%r12) # CVTSHRVM: private 4000-7FFF, CSA from 8000
-        mvc   0x168(4,%r1),lpdia-0x1000(%r12) # CVTLPDIA: LPA (the three modules) from 10000
-        mvc   0xa4(4,%r1),mz00-0x1000(%r12)   # CVTMZ00: 24-bit addressing
-        llilf %r3,0x8400
-        mvc   0x204(4,%r3),two-0x1000(%r12)   # ASVTMAXU = 2
-        mvc   0x210(4,%r3),ascb1-0x1000(%r12) # ASVTENTY[0] -> ASCB of ASID 1
-        mvc   0x214(4,%r3),ascb2-0x1000(%r12) # ASVTENTY[1] -> ASCB of ASID 0x21
-        llilf %r3,0x8800                      # ASCB 1: *MASTER*, started (JBNS)
-        mvhhi 0x24(%r3),1
-        mvc   0xb0(4,%r3),nmaster-0x1000(%r12)
-        llilf %r3,0x8900                      # ASCB 0x21: DEMOJOB, initiated (JBNI)
-        mvhhi 0x24(%r3),0x21
-        mvc   0xac(4,%r3),ndemo-0x1000(%r12)
-        llilf %r3,0x8a00
-        mvc   0(4,%r3),cde1-0x1000(%r12)
-        larl  %r4,cdes                        # copy the three CDEs and extent lists
-        llilf %r5,0x8b00
-        mvc   0(256,%r5),0(%r4)
-        st    %r2,0x21c                       # PSATOLD: any TCB address (0x8A00)
-        mvc   0x224(4,%r0),ascb2-0x1000(%r12) # PSAAOLD -> ASCB of DEMOJOB
+        mvc   0x21c(4,%r0),tcb-0x1000(%r12)   # PSATOLD: DEMOJOB's job step TCB
+        mvc   0x224(4,%r0),ascb-0x1000(%r12)  # PSAAOLD: DEMOJOB's ASCB
         # --- the workload ---------------------------------------------------------------
         lghi  %r7,ROUNDS
 round:  llilf %r6,300000                      # WARMLOOP: 30%, supervisor
@@ -51,40 +32,88 @@ back:   brctg %r7,round
         .align 8
 svcpsw: .quad 0x0000000180000000, back
 hot:    .quad 0x0001000180000000, 0x10000
-two:    .long 2
-nucb:   .long 0x4000
-shrvm:  .long 0x8000
-lpdia:  .long 0x10000
-mz00:   .long 0xffffff
-ascb1:  .long 0x8800
-ascb2:  .long 0x8900
-cde1:   .long 0x8b00
-nmaster: .long nm1
-ndemo:  .long nm2
+tcb:    .long 0x6200
+ascb:   .long 0x8900
+
+# ASXBs and TCB queues in the private area (0x4000-0x7FFF). *MASTER*: ASXB 0x6000, one TCB
+# 0x6100 (its own job step). DEMOJOB: ASXB 0x6040, job step TCB 0x6200 -> (TCBTCB) subtask
+# TCB 0x6300, whose TCBJSTCB names the job step. TCBJPQ zero: no job pack queue.
+        .org 0x6000+0x4
+        .long 0x6100, 0x6100                  # ASXBFTCB, ASXBLTCB
+        .org 0x6040+0x4
+        .long 0x6200, 0x6300                  # ASXBFTCB: the job step, ASXBLTCB: the subtask
+        .org 0x6200+0x74
+        .long 0x6300                          # TCBTCB: job step -> subtask
+        .org 0x6300+0x7c
+        .long 0x6200                          # TCBJSTCB: the job step
+# The CVT.
+        .org 0x8000+0x80
+        .long 0x4000                          # CVTNUCB: nucleus 0-3FFF
+        .org 0x8000+0xa4
+        .long 0xffffff                        # CVTMZ00: 24-bit addressing
+        .org 0x8000+0xbc
+        .long 0x8a00                          # CVTQLPAQ -> 0x8A00 -> first CDE
+        .org 0x8000+0x168
+        .long 0x10000                         # CVTLPDIA: LPA (the three modules) from 10000
+        .org 0x8000+0x1a0
+        .long 0x8000                          # CVTSHRVM: private 4000-7FFF, CSA from 8000
+        .org 0x8000+0x22c
+        .long 0x8400                          # CVTASVT -> ASVT at 0x8400
+# The ASVT: ASID 1 and ASID 0x21.
+        .org 0x8400+0x204
+        .long 2                               # ASVTMAXU
+        .org 0x8400+0x210
+        .long 0x8800, 0x8900                  # ASVTENTY
+# ASCB 1: *MASTER*, started (JBNS); ASCB 0x21: DEMOJOB, initiated (JBNI).
+        .org 0x8800+0x24
+        .short 1                              # ASCBASID
+        .org 0x8800+0x6c
+        .long 0x6000                          # ASCBASXB
+        .org 0x8800+0xb0
+        .long nm1                             # ASCBJBNS
+        .org 0x8900+0x24
+        .short 0x21
+        .org 0x8900+0x6c
+        .long 0x6040
+        .org 0x8900+0xac
+        .long nm2                             # ASCBJBNI
+        .org 0x89c0
 nm1:    .byte 0x5c,0xd4,0xc1,0xe2,0xe3,0xc5,0xd9,0x5c          # *MASTER*
 nm2:    .byte 0xc4,0xc5,0xd4,0xd6,0xd1,0xd6,0xc2,0x40          # DEMOJOB
-        .align 8
-# CDEs at 0x8B00, 0x8B30, 0x8B60 (chained), extent lists at 0x8B90, 0x8BA0, 0x8BB0, and
-# at 0x8BC0 a minor CDE (CDATTR CDMIN): HOTENTRY, an alias entry point of HOTLOOP.
-cdes:   .long 0x8b30, 0
+# The active LPA queue: 0x8A00 -> CDEs at 0x8B00, 0x8B30, 0x8B60 (chained), extent lists at
+# 0x8B90, 0x8BA0, 0x8BB0, and at 0x8BC0 a minor CDE (CDMIN): HOTENTRY, an alias entry point
+# of HOTLOOP. The majors have CDATTR CDNIP (loaded by NIP: modified LPA) and CDATTR2 CDXLE
+# (extent list built); the minor CDNIP and CDMIN, and CDRLC (its entry point relocated).
+        .org 0x8a00
+        .long 0x8b00
+        .org 0x8b00
+        .long 0x8b30, 0
         .byte 0xc8,0xd6,0xe3,0xd3,0xd6,0xd6,0xd7,0x40          # HOTLOOP
-        .long 0x10000, 0x8b90, 0, 0, 0, 0, 0, 0
+        .long 0x10000, 0x8b90, 0, 0x80200000, 0, 0, 0, 0
         .long 0x8b60, 0
         .byte 0xe6,0xc1,0xd9,0xd4,0xd3,0xd6,0xd6,0xd7          # WARMLOOP
-        .long 0x20000, 0x8ba0, 0, 0, 0, 0, 0, 0
+        .long 0x20000, 0x8ba0, 0, 0x80200000, 0, 0, 0, 0
         .long 0x8bc0, 0
         .byte 0xc3,0xd6,0xd6,0xd3,0xd3,0xd6,0xd6,0xd7          # COOLLOOP
-        .long 0x30000, 0x8bb0, 0, 0, 0, 0, 0, 0
+        .long 0x30000, 0x8bb0, 0, 0x80200000, 0, 0, 0, 0
         .long 16, 1, 0x80000100, 0x10000                       # HOTLOOP: 256 bytes
         .long 16, 1, 0x80000100, 0x20000                       # WARMLOOP
         .long 16, 1, 0x80000100, 0x30000                       # COOLLOOP
         .long 0, 0
         .byte 0xc8,0xd6,0xe3,0xc5,0xd5,0xe3,0xd9,0xe8          # HOTENTRY
-        .long 0x10000, 0x8b00, 0, 0x04000000, 0, 0, 0, 0       # minor: CDMIN
+        .long 0x10000, 0x8b00, 0, 0x84100000, 0, 0, 0, 0       # minor: CDNIP+CDMIN, CDRLC
 
+# The PLPA begins with the LPA directory (CVTLPDIA = 0x10000). This system's modules are all
+# in the modified LPA, so the directory is only its end entry: 40 bytes whose name (at +8)
+# begins with X'FF'. HOTLOOP, placed at the start of the LPA, jumps over it with its first
+# instruction, which lies in the entry's first 8 bytes (LPDECHN, LPDERBP: not read).
         .org 0x10000
-hotloop: llilf %r6,500000                     # HOTLOOP: 50%
-1:      brctg %r6,1b
+hotloop: j    1f
+        .long 0
+        .byte 0xff,0xff,0xff,0xff,0xff,0xff,0xff,0xff          # LPDENAME: the end
+        .org 0x10028
+1:      llilf %r6,500000                      # HOTLOOP: 50%
+2:      brctg %r6,2b
         jg    coolloop
         .org 0x20000
 warmloop: brctg %r6,warmloop                  # WARMLOOP: 30% (count set by the caller)

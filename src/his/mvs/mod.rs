@@ -2,19 +2,27 @@
 //! would load with LPP (task and home address space), and a HIS `.MAP` built from the
 //! guest's own control blocks, for MVS 3.8J (S/370) and later MVS (ESA/390) guests.
 //!
-//! Control-block offsets ([`blocks`]) are those of the MVS 3.8J macros (IHAPSA, CVT, IHAASVT, IHAASCB,
-//! IHACDE, IHAXTLST), unchanged in later MVS for these fields:
-//! PSA: FLCCVT X'10', PSATOLD X'21C', PSAAOLD X'224'; CVT: CVTNUCB X'80' (lowest address
-//! not in the nucleus), CVTMZ00 X'A4' (highest virtual address), CVTQLPAQ X'BC', CVTLPDIA
-//! X'168' (LPA directory: start of the PLPA), CVTSHRVM X'1A0' (start of the CSA), CVTASVT X'22C';
-//! ASVT: ASVTMAXU X'204', ASVTENTY X'210' (entries with X'80000000' are available);
-//! ASCB: ASCBASID X'24', ASCBJBNI X'AC', ASCBJBNS X'B0'; TCB: TCBJPQ X'2C' (kept in the job
-//! step TCB), TCBJSTCB X'7C' (the job step TCB);
-//! CDE: CDCHAIN X'0', CDNAME X'8', CDENTPT X'10', CDXLMJP X'14', CDATTR X'1C' (CDMIN X'04');
-//! XTLST: length X'8' (high bit ends the list), address X'C'.
+//! Control-block offsets ([`blocks`]) are those of the MVS 3.8J macros (IHAPSA, CVT, IHAASVT,
+//! IHAASCB, IHAASXB, IKJTCB, IHACDE, IHALPDE, IHAXTLST), unchanged in later MVS for these
+//! fields: PSA: FLCCVT X'10', PSATOLD X'21C', PSAAOLD X'224'; CVT: CVTNUCB X'80' (lowest
+//! address not in the nucleus), CVTMZ00 X'A4' (highest virtual address), CVTQLPAQ X'BC',
+//! CVTLPDIA X'168' (flag byte + AL3: the LPA directory, at the start of the PLPA), CVTSHRVM
+//! X'1A0' (start of the CSA), CVTASVT X'22C'; ASVT: ASVTMAXU X'204', ASVTENTY X'210'
+//! (entries with X'80000000' are available); ASCB: ASCBASID X'24', ASCBSTOR X'2C' (the
+//! segment-table designation the dispatcher loads into CR1), ASCBASXB X'6C', ASCBJBNI X'AC',
+//! ASCBJBNS X'B0'; ASXB: ASXBFTCB X'4', ASXBLTCB X'8'; TCB: TCBJPQ X'2C' (flag byte + AL3,
+//! kept in the job step TCB), TCBTCB X'74' (next TCB of lower priority), TCBJSTCB X'7C'
+//! (flag byte + AL3: the job step TCB); CDE: CDCHAIN X'0', CDNAME X'8', CDENTPT X'10',
+//! CDXLMJP X'14', CDATTR X'1C' (CDNIP X'80', CDNIC X'40', CDMIN X'04'), CDATTR2 X'1D'
+//! (CDXLE X'20', CDRLC X'10'); XTLST: length X'8', address X'C'; LPDE: 40 bytes, name X'8'
+//! (X'FF' ends the directory), entry point X'10', LPDEATTR X'1C' (LPDEMIN X'04'), extent
+//! length X'20' and address X'24'.
 //!
-//! Every pointer is translated and bounds-checked; bad pointers, loops and unmapped storage
-//! end the walk with a note, never a crash.
+//! The map's records and the chains they come from are described in [`walk`]. The common
+//! area is read through the view of CPU 0 (prefix, CR0, CR1), each address space's private
+//! area through its own segment table (ASCBSTOR). Every pointer is translated and
+//! bounds-checked; bad pointers, loops and unmapped storage end the walk with a note, never
+//! a crash.
 
 pub mod blocks;
 pub mod space;
@@ -55,8 +63,8 @@ pub fn program_parameter(storage: &dyn GuestStorage, view: &CpuView, prefix: u64
 /// The HIS-format .MAP text of the running guest (CPU 0's view), a short note, and the notes
 /// on anything that stopped a walk.
 pub fn map_text(filter: &MapFilter) -> (String, String, Vec<String>) {
-    let (records, notes) = match guest_space_of_cpu0() {
-        Some((recs, notes)) => (filter.apply(recs), notes),
+    let (records, notes) = match guest_space_of_cpu0(filter) {
+        Some(walked) => walked,
         None => (Vec::new(), vec!["no CPU or storage to walk".to_string()]),
     };
     let m = model::current();
@@ -82,11 +90,12 @@ pub fn map_text(filter: &MapFilter) -> (String, String, Vec<String>) {
     (f, note, notes)
 }
 
-fn guest_space_of_cpu0() -> Option<(Vec<MapEntry>, Vec<String>)> {
+/// The walk from CPU 0's last view (its prefix, CR0 and CR1 give the common area).
+fn guest_space_of_cpu0(filter: &MapFilter) -> Option<(Vec<MapEntry>, Vec<String>)> {
     let storage = HostStorage::current()?;
     let snap = last_view(0)?;
     let space = Space::of(&storage, &snap.0, snap.1, snap.2);
-    Some(walk(&space))
+    Some(walk(&space, filter))
 }
 
 #[cfg(test)]

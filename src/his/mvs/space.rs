@@ -75,6 +75,24 @@ impl<'a> Space<'a> {
         Some(u16::from_be_bytes(b))
     }
 
+    /// The same storage seen through another address space's segment table, `stor` (ASCBSTOR:
+    /// what MVS's dispatcher loads into CR1 when it dispatches that address space), with this
+    /// space's CR0 page and segment sizes. With DAT off everything is real and `stor` is not
+    /// used; with DAT on a zero `stor` is no address space (None).
+    pub fn address_space(&self, stor: u32) -> Option<Space<'a>> {
+        let dat = match self.dat {
+            Dat::Real => Dat::Real,
+            _ if stor == 0 => return None,
+            Dat::S370 { cr0, .. } => Dat::S370 { cr0, cr1: stor },
+            Dat::Esa { .. } => Dat::Esa { cr1: stor },
+        };
+        Some(Space {
+            storage: self.storage,
+            prefix: self.prefix,
+            dat,
+        })
+    }
+
     /// Translate a virtual address to real, or None if it is not mapped.
     pub fn translate(&self, va: u64) -> Option<u64> {
         match self.dat {
@@ -172,6 +190,20 @@ impl<'a> Space<'a> {
         self.u32(va)
             .map(|p| u64::from(p & 0x7FFF_FFFF))
             .filter(|&p| p != 0)
+    }
+
+    /// A 24-bit address in a flag byte + AL3 field (0 is no address).
+    pub fn al3(&self, va: u64) -> Option<u64> {
+        self.u32(va)
+            .map(|p| u64::from(p & 0x00FF_FFFF))
+            .filter(|&p| p != 0)
+    }
+
+    /// A byte at a virtual address.
+    pub fn byte(&self, va: u64) -> Option<u8> {
+        let mut b = [0u8; 1];
+        self.read(va, &mut b)?;
+        Some(b[0])
     }
 
     /// A halfword at a virtual address.

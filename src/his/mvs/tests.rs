@@ -1,26 +1,20 @@
 //! MVS awareness against control blocks laid out as MVS 3.8J lays them out (offsets from
-//! `blocks`), in in-memory storage.
+//! `blocks`), in in-memory storage: real (DAT off), and S/370 DAT with every address space's
+//! private area at the same virtual addresses in its own frames.
 
 use super::blocks::*;
 use super::walk::MapFilter;
 use super::*;
-use crate::arch::storage::AbsAddr;
-
-/// Real storage without DAT, prefix 0 (an MVS image laid out at its real addresses).
-fn real(storage: &dyn GuestStorage) -> Space<'_> {
-    Space {
-        storage,
-        prefix: 0,
-        dat: Dat::Real,
-    }
-}
-use crate::arch::storage::MemStorage;
+use crate::arch::storage::{AbsAddr, MemStorage};
 
 fn put32(s: &MemStorage, a: u64, v: u32) {
     s.write(AbsAddr(a), &v.to_be_bytes()).unwrap();
 }
 fn put16(s: &MemStorage, a: u64, v: u16) {
     s.write(AbsAddr(a), &v.to_be_bytes()).unwrap();
+}
+fn put8(s: &MemStorage, a: u64, v: u8) {
+    s.write(AbsAddr(a), &[v]).unwrap();
 }
 fn ebcdic(name: &str) -> Vec<u8> {
     let mut v: Vec<u8> = name
@@ -30,156 +24,456 @@ fn ebcdic(name: &str) -> Vec<u8> {
             b'J'..=b'R' => 0xD1 + (c - b'J'),
             b'S'..=b'Z' => 0xE2 + (c - b'S'),
             b'0'..=b'9' => 0xF0 + (c - b'0'),
+            b'*' => 0x5C,
             _ => 0x40,
         })
         .collect();
     v.resize(8, 0x40);
     v
 }
+fn put_name(s: &MemStorage, a: u64, name: &str) {
+    s.write(AbsAddr(a), &ebcdic(name)).unwrap();
+}
 
-/// A minimal MVS: CVT at 0x1000, ASVT at 0x2000 with two address spaces, ASCBs at 0x3000
-/// and 0x3100, job names at 0x4000, an LPA queue with one module, DAT off.
-fn mvs() -> MemStorage {
-    let s = MemStorage::new(0x20000);
+/// S/370 CR0: 4-KB pages, 64-KB segments.
+const CR0_4K_64K: u32 = 0x0080_0000;
+/// The three address spaces: ASVT entry, ASID, ASCB, job, program, alias, CDE being loaded.
+const SPACES: [(u64, u16, u64, &str, &str, &str, &str); 3] = [
+    (0, 1, 0x3000, "JOBA", "APROG", "AALIAS", "ALOAD"),
+    (2, 3, 0x3100, "JOBB", "BPROG", "BALIAS", "BLOAD"),
+    (3, 4, 0x3200, "JOBC", "CPROG", "CALIAS", "CLOAD"),
+];
+/// Where address space `i`'s private area (its program, then its LSQA: ASXB, TCBs, CDEs) is
+/// in real storage.
+fn private_real(i: usize) -> u64 {
+    0x40000 + 0x10000 * i as u64
+}
+/// Segment table (its CR1 / ASCBSTOR) of address space `i`.
+fn stor(i: usize) -> u32 {
+    0x7000 + 0x40 * i as u32
+}
+/// The private area's virtual address: with DAT the same in every address space.
+fn private_virtual(i: usize, dat: bool) -> u64 {
+    if dat {
+        0x20000
+    } else {
+        private_real(i)
+    }
+}
+
+/// An MVS 3.8J image in 1 MB: PSA, CVT at 0x1000 (nucleus to 64K, private to 512K, CSA to
+/// 576K, the LPA directory at 0x90000), ASVT at 0x2000 with four entries (ASIDs 1, 3, 4;
+/// ASID 2 available), ASCBs at 0x3000.., job names at 0x4000..; the active LPA queue with a
+/// NIP-loaded module (NIPMOD) and an in-use PLPA module (PLPAONE, also in the directory); the
+/// LPA directory with PLPAONE, PLPATWO (majors), PLPAALI (a minor) and the X'FF' end. Each
+/// address space: ASXB -> job step TCB -> subtask TCB (TCBTCB, up to ASXBLTCB); the job step's
+/// job pack queue: its program (major, CDXLE, 0x200 bytes at the private area's start), an
+/// alias (minor, CDRLC) and a CDE being loaded (CDNIC); the subtask's TCBJPQ points to a
+/// CDE (WRONG) that must not be read. Flag bits are set in the flag bytes of CVTLPDIA,
+/// TCBJPQ and TCBJSTCB. With `dat`, the S/370 segment tables at 0x7000.. map everything
+/// but segment 2 (0x20000-0x2FFFF) V=R, and segment 2 of address space i to its own frames.
+fn mvs(dat: bool) -> MemStorage {
+    let s = MemStorage::new(0x10_0000);
     put32(&s, FLCCVT, 0x1000);
-    put32(&s, 0x1000 + CVTASVT, 0x2000);
-    put32(&s, 0x2000 + ASVTMAXU, 3);
-    put32(&s, 0x2000 + ASVTENTY, 0x3000);
+    let cvt = 0x1000;
+    put32(&s, cvt + CVTASVT, 0x2000);
+    put32(&s, cvt + CVTNUCB, 0x1_0000);
+    put32(&s, cvt + CVTSHRVM, 0x8_0000);
+    put32(&s, cvt + CVTLPDIA, 0x8009_0000); // flag byte set
+    put32(&s, cvt + CVTMZ00, 0xFF_FFFF);
+    put32(&s, 0x2000 + ASVTMAXU, 4);
     put32(&s, 0x2000 + ASVTENTY + 4, 0x8000_0000);
-    put32(&s, 0x2000 + ASVTENTY + 8, 0x3100);
-    put16(&s, 0x3000 + ASCBASID, 1);
-    put32(&s, 0x3000 + ASCBJBNS, 0x4000);
-    put16(&s, 0x3100 + ASCBASID, 0x1A);
-    put32(&s, 0x3100 + ASCBJBNI, 0x4008);
-    s.write(AbsAddr(0x4000), &ebcdic("MASTER")).unwrap();
-    s.write(AbsAddr(0x4008), &ebcdic("MYJOB")).unwrap();
-    // LPA queue: CVTQLPAQ -> pointer -> CDE at 0x5000 (IEFBR14, extent list 0x5100).
-    put32(&s, 0x1000 + CVTQLPAQ, 0x4F00);
+    for (i, &(entry, asid, ascb, job, prog, alias, load)) in SPACES.iter().enumerate() {
+        put32(&s, 0x2000 + ASVTENTY + 4 * entry, ascb as u32);
+        put16(&s, ascb + ASCBASID, asid);
+        put32(&s, ascb + ASCBSTOR, stor(i));
+        put32(&s, ascb + ASCBJBNI, 0x4000 + 8 * i as u32);
+        put_name(&s, 0x4000 + 8 * i as u64, job);
+        let (r, v) = (private_real(i), private_virtual(i, dat));
+        put32(&s, ascb + ASCBASXB, (v + 0x1000) as u32);
+        // ASXB: first TCB (the job step) and last (its subtask).
+        put32(&s, r + 0x1000 + ASXBFTCB, (v + 0x1100) as u32);
+        put32(&s, r + 0x1000 + ASXBLTCB, (v + 0x1200) as u32);
+        // Job step TCB: TCBJSTCB zero with flag bits (its own job step), TCBJPQ with TCBPURGE.
+        put32(&s, r + 0x1100 + TCBJSTCB, 0x4000_0000);
+        put32(&s, r + 0x1100 + TCBJPQ, 0x8000_0000 | (v + 0x1300) as u32);
+        put32(&s, r + 0x1100 + TCBTCB, (v + 0x1200) as u32);
+        // Subtask: its job step in TCBJSTCB (flag bits set); a TCBJPQ not to be read.
+        put32(&s, r + 0x1200 + TCBJSTCB, 0xFF00_0000 | (v + 0x1100) as u32);
+        put32(&s, r + 0x1200 + TCBJPQ, (v + 0x1500) as u32);
+        put_name(&s, r + 0x1500 + CDNAME, "WRONG");
+        put32(&s, r + 0x1500 + CDENTPT, v as u32);
+        // The program: major CDE, extent list built (0x200 bytes at the private area).
+        put32(&s, r + 0x1300, (v + 0x1340) as u32);
+        put_name(&s, r + 0x1300 + CDNAME, prog);
+        put32(&s, r + 0x1300 + CDENTPT, v as u32);
+        put32(&s, r + 0x1300 + CDXLMJP, (v + 0x1400) as u32);
+        put8(&s, r + 0x1300 + CDATTR, 0x20);
+        put8(&s, r + 0x1300 + CDATTR2, CDXLE);
+        put32(&s, r + 0x1400 + XTLMSBLA, 0x8000_0200);
+        put32(&s, r + 0x1400 + XTLMSBAA, v as u32);
+        // Its alias: minor CDE, entry point relocated.
+        put32(&s, r + 0x1340, (v + 0x1380) as u32);
+        put_name(&s, r + 0x1340 + CDNAME, alias);
+        put32(&s, r + 0x1340 + CDENTPT, (v + 0x10) as u32);
+        put32(&s, r + 0x1340 + CDXLMJP, (v + 0x1300) as u32);
+        put8(&s, r + 0x1340 + CDATTR, CDMIN);
+        put8(&s, r + 0x1340 + CDATTR2, CDRLC);
+        // A module being loaded: nothing to map.
+        put_name(&s, r + 0x1380 + CDNAME, load);
+        put32(&s, r + 0x1380 + CDENTPT, (v + 0x800) as u32);
+        put32(&s, r + 0x1380 + CDXLMJP, (v + 0x1400) as u32);
+        put8(&s, r + 0x1380 + CDATTR, CDNIC);
+        put8(&s, r + 0x1380 + CDATTR2, CDXLE);
+        // The program's first bytes: its name, to see which frame a read reached.
+        put_name(&s, r, prog);
+    }
+    // Active LPA queue: CVTQLPAQ -> 0x4F00 -> NIPMOD (CDNIP) -> PLPAONE (in use).
+    put32(&s, cvt + CVTQLPAQ, 0x4F00);
     put32(&s, 0x4F00, 0x5000);
-    s.write(AbsAddr(0x5000 + CDNAME), &ebcdic("IEFBR14"))
-        .unwrap();
-    put32(&s, 0x5000 + CDXLMJP, 0x5100);
-    put32(&s, 0x5108, 0x8000_0010);
-    put32(&s, 0x510C, 0x00A0_0000);
-    // Minor CDE (alias IEFBR15 of IEFBR14) chained after it.
     put32(&s, 0x5000, 0x5200);
-    s.write(AbsAddr(0x5200 + CDNAME), &ebcdic("IEFBR15"))
-        .unwrap();
-    put32(&s, 0x5200 + CDENTPT, 0x00A0_0008);
-    put32(&s, 0x5200 + CDXLMJP, 0x5000);
-    s.write(AbsAddr(0x5200 + CDATTR), &[CDMIN]).unwrap();
-    // Storage boundaries: nucleus to 64K, private to 8M, CSA to 10M, LPA and SQA to 16M.
-    put32(&s, 0x1000 + CVTNUCB, 0x1_0000);
-    put32(&s, 0x1000 + CVTSHRVM, 0x80_0000);
-    put32(&s, 0x1000 + CVTLPDIA, 0xA0_0000);
-    put32(&s, 0x1000 + CVTMZ00, 0xFF_FFFF);
-    // Running: TCB 0x6000 of ASID 1A, a subtask of job step TCB 0x6100 whose job pack
-    // queue has MYPROG (CDE 0x5300, extent list 0x5340: 0x200 bytes at 0x7000).
-    put32(&s, 0x6000 + TCBJSTCB, 0x6100);
-    put32(&s, 0x6100 + TCBJPQ, 0x5300);
-    s.write(AbsAddr(0x5300 + CDNAME), &ebcdic("MYPROG"))
-        .unwrap();
-    put32(&s, 0x5300 + CDXLMJP, 0x5340);
-    put32(&s, 0x5348, 0x8000_0200);
-    put32(&s, 0x534C, 0x7000);
-    put32(&s, PSATOLD, 0x6000);
-    put32(&s, PSAAOLD, 0x3100);
+    put_name(&s, 0x5000 + CDNAME, "NIPMOD");
+    put32(&s, 0x5000 + CDENTPT, 0x9_8000);
+    put32(&s, 0x5000 + CDXLMJP, 0x5100);
+    put8(&s, 0x5000 + CDATTR, CDNIP | 0x20);
+    put8(&s, 0x5000 + CDATTR2, CDXLE);
+    put32(&s, 0x5100 + XTLMSBLA, 0x8000_0200);
+    put32(&s, 0x5100 + XTLMSBAA, 0x9_8000);
+    put_name(&s, 0x5200 + CDNAME, "PLPAONE");
+    put32(&s, 0x5200 + CDENTPT, 0x9_1000);
+    put32(&s, 0x5200 + CDXLMJP, 0x5300);
+    put8(&s, 0x5200 + CDATTR, 0x20);
+    put8(&s, 0x5200 + CDATTR2, CDXLE);
+    put32(&s, 0x5300 + XTLMSBLA, 0x8000_0300);
+    put32(&s, 0x5300 + XTLMSBAA, 0x9_1000);
+    // LPA directory at 0x90000.
+    let lpde = |n: u64| 0x9_0000 + n * LPDE_LEN;
+    put_name(&s, lpde(0) + LPDENAME, "PLPAONE");
+    put32(&s, lpde(0) + LPDENTP, 0x9_1000);
+    put32(&s, lpde(0) + LPDEXTLN, 0x300);
+    put32(&s, lpde(0) + LPDEXTAD, 0x9_1000);
+    put_name(&s, lpde(1) + LPDENAME, "PLPATWO");
+    put32(&s, lpde(1) + LPDENTP, 0x9_1300);
+    put32(&s, lpde(1) + LPDEXTLN, 0x100);
+    put32(&s, lpde(1) + LPDEXTAD, 0x9_1300);
+    put_name(&s, lpde(2) + LPDENAME, "PLPAALI");
+    put32(&s, lpde(2) + LPDENTP, 0x9_1010);
+    put8(&s, lpde(2) + LPDEATTR, LPDEMIN);
+    s.write(AbsAddr(lpde(3) + LPDENAME), &[0xFF; 8]).unwrap();
+    // Running: JOBA's job step.
+    put32(&s, PSATOLD, 0x2_1100);
+    put32(&s, PSAAOLD, 0x3000);
+    if dat {
+        // Segment tables (16 entries: 1 MB) at 0x7000..; shared V=R page tables at 0x6000
+        // (16 x 32 bytes); segment 2 of address space i: page table at 0x6400 + 0x40 i,
+        // pages 0 and 1 in its own frames.
+        for seg in 0..16u64 {
+            for p in 0..16u64 {
+                put16(&s, 0x6000 + seg * 32 + p * 2, ((seg * 16 + p) << 4) as u16);
+            }
+        }
+        for i in 0..3 {
+            let st = u64::from(stor(i));
+            for seg in 0..16u64 {
+                put32(&s, st + seg * 4, 0xF000_0000 | (0x6000 + seg * 32) as u32);
+            }
+            let pt = 0x6400 + 0x40 * i as u64;
+            put32(&s, st + 2 * 4, 0x1000_0000 | pt as u32); // 2 entries
+            put16(&s, pt, ((private_real(i) >> 12) << 4) as u16);
+            put16(&s, pt + 2, (((private_real(i) + 0x1000) >> 12) << 4) as u16);
+        }
+    }
     s
 }
 
-#[test]
-fn walks_address_spaces_and_modules() {
-    let s = mvs();
-    let space = real(&s);
-    let (recs, notes) = walk(&space);
-    assert!(notes.is_empty(), "{notes:?}");
-    let lines: Vec<String> = recs.iter().map(|r| r.line()).collect();
-    assert!(lines.contains(&"AX0001MASTER  00000000000030000000000000003000".to_string()));
-    assert!(lines.contains(&"AX001AMYJOB   00000000000031000000000000003100".to_string()));
-    assert!(lines.contains(&"MC0000IEFBR14 0000000000A000000000000000A0000F".to_string()));
-    assert!(lines.contains(&"EC0000IEFBR15 0000000000A000080000000000A00008".to_string()));
-    assert!(lines.contains(&"MX001AMYPROG  000000000000700000000000000071FF".to_string()));
-    for b in [
-        "B BDY NUC     0000000000000000000000000000FFFF",
-        "B BDY PRIVATE 000000000001000000000000007FFFFF",
-        "B BDY CSA     000000000080000000000000009FFFFF",
-        "B BDY LPA+SQA 0000000000A000000000000000FFFFFF",
-    ] {
-        assert!(lines.contains(&b.to_string()), "{b} in {lines:#?}");
+/// Real storage without DAT, prefix 0 (an MVS image laid out at its real addresses).
+fn real(storage: &dyn GuestStorage) -> Space<'_> {
+    Space {
+        storage,
+        prefix: 0,
+        dat: Dat::Real,
     }
-    // The reader reads them back.
-    let m = crate::his::map::parse(&lines.join("\n"));
+}
+
+/// S/370 DAT through address space `i`'s segment table (CPU 0 last ran it).
+fn s370(storage: &dyn GuestStorage, i: usize) -> Space<'_> {
+    Space {
+        storage,
+        prefix: 0,
+        dat: Dat::S370 {
+            cr0: CR0_4K_64K,
+            cr1: stor(i),
+        },
+    }
+}
+
+fn lines(space: &Space, filter: &MapFilter) -> (Vec<String>, Vec<String>) {
+    let (recs, notes) = walk(space, filter);
+    let mut l: Vec<String> = recs.iter().map(|r| r.line()).collect();
+    l.sort();
+    (l, notes)
+}
+
+/// Every record the fixture should give, private areas at `v(i)`.
+fn expected(v: impl Fn(usize) -> u64) -> Vec<String> {
+    let mut want: Vec<String> = [
+        "B BDY NUC     0000000000000000000000000000FFFF",
+        "B BDY PRIVATE 0000000000010000000000000007FFFF",
+        "B BDY CSA     0000000000080000000000000008FFFF",
+        "B BDY LPA+SQA 00000000000900000000000000FFFFFF",
+        "MPPLPAPLPAONE 000000000009100000000000000912FF",
+        "MPPLPAPLPATWO 000000000009130000000000000913FF",
+        "EPPLPAPLPAALI 00000000000910100000000000091010",
+        "MMMLPANIPMOD  000000000009800000000000000981FF",
+        "AX0001JOBA    00000000000030000000000000003000",
+        "AX0003JOBB    00000000000031000000000000003100",
+        "AX0004JOBC    00000000000032000000000000003200",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for (i, &(_, asid, _, job, prog, alias, _)) in SPACES.iter().enumerate() {
+        let v = v(i);
+        want.push(format!(
+            "MX{asid:04X}{prog:<8}{v:016X}{:016X}{job:<8}",
+            v + 0x1FF
+        ));
+        want.push(format!(
+            "EX{asid:04X}{alias:<8}{:016X}{:016X}{job:<8}",
+            v + 0x10,
+            v + 0x10
+        ));
+    }
+    want.sort();
+    want
+}
+
+#[test]
+fn walks_lpa_and_every_address_space() {
+    let s = mvs(false);
+    let (got, notes) = lines(&real(&s), &MapFilter::default());
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!(got, expected(private_real), "{got:#?}");
+    // The reader reads them back, job names included.
+    let m = crate::his::map::parse(&got.join("\n"));
     assert!(m.problems.is_empty(), "{:?}", m.problems);
     assert_eq!(m.boundaries.len(), 4);
-    assert_eq!(m.entries[0].name, "IEFBR15");
-}
-
-#[test]
-fn mapasid_and_mapjob_select_address_spaces() {
-    let s = mvs();
-    let space = real(&s);
-    let (recs, _) = walk(&space);
-    let asids = |f: &MapFilter| {
-        let mut v: Vec<u16> = f
-            .apply(recs.clone())
-            .iter()
-            .filter(|r| r.kind == 'A')
-            .map(|r| r.asid)
-            .collect();
-        v.sort();
-        v
-    };
-    assert_eq!(asids(&MapFilter::default()), vec![1, 0x1A]);
-    let only_1 = MapFilter {
-        asids: Some(vec![1]),
-        jobs: vec![],
-    };
-    assert_eq!(asids(&only_1), vec![1]);
-    let myjob = MapFilter {
-        asids: None,
-        jobs: vec!["MYJOB".into()],
-    };
-    assert_eq!(asids(&myjob), vec![0x1A]);
-    // Common-area records stay.
-    assert!(only_1
-        .apply(recs.clone())
-        .iter()
-        .any(|r| r.name == "IEFBR14"));
-}
-
-#[test]
-fn program_parameter_names_task_and_address_space() {
-    let s = mvs();
-    let space = real(&s);
+    assert_eq!(m.jobs.len(), 3);
+    let bprog = m.module_at(3, private_real(1) + 0x20).expect("BPROG");
     assert_eq!(
-        program_parameter_in(&space),
-        (0x6000u64 << 32) | (0x1A << 16)
+        (bprog.name.as_str(), bprog.job.as_deref()),
+        ("BPROG", Some("JOBB"))
+    );
+    let nip = m.module_at(3, 0x9_8010).expect("NIPMOD");
+    assert_eq!((nip.area, nip.asid, nip.job.as_deref()), ('M', 0, None));
+}
+
+#[test]
+fn s370_private_areas_are_read_through_their_own_segment_tables() {
+    // The three programs, their ASXBs, TCBs and CDEs all at the same virtual addresses, each
+    // address space's in its own frames: whichever address space CPU 0 last ran, each
+    // module is found through its own ASCBSTOR.
+    let s = mvs(true);
+    for cpu_in in 0..3 {
+        let (got, notes) = lines(&s370(&s, cpu_in), &MapFilter::default());
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(
+            got,
+            expected(|_| 0x20000),
+            "CPU in space {cpu_in}: {got:#?}"
+        );
+    }
+    // The frames differ: the same virtual address reads each program's own bytes.
+    for (i, &(.., prog, _, _)) in SPACES.iter().enumerate() {
+        let own = s370(&s, i);
+        assert_eq!(own.translate(0x20000), Some(private_real(i)));
+        assert_eq!(own.name(0x20000).unwrap().trim_end(), prog);
+    }
+    let m = crate::his::map::parse(&lines(&s370(&s, 0), &MapFilter::default()).0.join("\n"));
+    let at = |asid| m.module_at(asid, 0x20100).map(|e| e.name.clone());
+    assert_eq!(
+        (at(1), at(3), at(4), at(2)),
+        (
+            Some("APROG".into()),
+            Some("BPROG".into()),
+            Some("CPROG".into()),
+            None
+        )
     );
 }
 
 #[test]
+fn mapasid_and_mapjob_select_address_spaces() {
+    let s = mvs(true);
+    let space = s370(&s, 0);
+    let mapped = |f: &MapFilter| {
+        let (recs, notes) = walk(&space, f);
+        assert!(notes.is_empty(), "{notes:?}");
+        let mut a: Vec<u16> = recs
+            .iter()
+            .filter(|r| r.area == 'X')
+            .map(|r| r.asid)
+            .collect();
+        a.dedup();
+        let common = recs.iter().filter(|r| r.area != 'X').count();
+        (a, common)
+    };
+    assert_eq!(mapped(&MapFilter::default()), (vec![1, 3, 4], 8));
+    let only_3 = MapFilter {
+        asids: Some(vec![3]),
+        jobs: vec![],
+    };
+    assert_eq!(mapped(&only_3), (vec![3], 8), "the common area stays");
+    let jobc = MapFilter {
+        asids: None,
+        jobs: vec!["JOBC".into()],
+    };
+    assert_eq!(mapped(&jobc), (vec![4], 8));
+    let both = MapFilter {
+        asids: Some(vec![1]),
+        jobs: vec!["JOBC".into()],
+    };
+    assert_eq!(mapped(&both), (vec![1, 4], 8));
+}
+
+#[test]
+fn program_parameter_names_task_and_address_space() {
+    let s = mvs(true);
+    assert_eq!(
+        program_parameter_in(&s370(&s, 0)),
+        (0x2_1100u64 << 32) | (1 << 16)
+    );
+}
+
+#[test]
+fn address_spaces_without_storage_are_noted_and_skipped() {
+    // JOBB's ASCBSTOR is zero; JOBC is swapped out (its private segment invalid): each gets
+    // its A record and a note, the others are mapped as before.
+    let s = mvs(true);
+    put32(&s, 0x3100 + ASCBSTOR, 0);
+    put32(&s, u64::from(stor(2)) + 2 * 4, 1);
+    let (got, notes) = lines(&s370(&s, 0), &MapFilter::default());
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(
+        notes[0].contains("ASID 0003 (JOBB): ASCBSTOR is zero"),
+        "{notes:?}"
+    );
+    assert!(
+        notes[1].contains("ASID 0004 (JOBC): ASXB 00021000 not addressable (swapped out?)"),
+        "{notes:?}"
+    );
+    let want: Vec<String> = expected(|_| 0x20000)
+        .into_iter()
+        .filter(|l| !l.starts_with("MX0003") && !l.starts_with("EX0003"))
+        .filter(|l| !l.starts_with("MX0004") && !l.starts_with("EX0004"))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_loop_in_a_tcb_queue_ends_with_a_note() {
+    // JOBA's subtask points back to the job step, and ASXBLTCB names a TCB not on the queue.
+    let s = mvs(true);
+    put32(&s, private_real(0) + 0x1200 + TCBTCB, 0x2_1100);
+    put32(&s, private_real(0) + 0x1000 + ASXBLTCB, 0x2_1F00);
+    let (got, notes) = lines(&s370(&s, 1), &MapFilter::default());
+    assert_eq!(
+        notes,
+        vec!["ASID 0001 (JOBA): loop in the TCB queue at TCB 00021100".to_string()]
+    );
+    // What the walk found before the loop stays.
+    assert_eq!(got, expected(|_| 0x20000));
+}
+
+#[test]
+fn an_lpa_directory_without_end_is_bounded() {
+    // The end entry overwritten: the walk reads on through zeros (no records) and stops after
+    // MAX_LPDE entries; what it found is kept.
+    let s = MemStorage::new(0x40_0000);
+    let small = mvs(false);
+    s.write(AbsAddr(0), &small.snapshot()).unwrap();
+    put_name(&s, 0x9_0000 + 3 * LPDE_LEN + LPDENAME, "NOTEND");
+    let (got, notes) = lines(&real(&s), &MapFilter::default());
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].contains("LPA directory at 00090000: no end entry (name X'FF') in 65536 entries"),
+        "{notes:?}"
+    );
+    assert_eq!(got, expected(private_real));
+    // In storage that ends first, the directory ends where storage does.
+    put_name(&small, 0x9_0000 + 3 * LPDE_LEN + LPDENAME, "NOTEND");
+    let (_, notes) = lines(&real(&small), &MapFilter::default());
+    assert!(
+        notes.len() == 1 && notes[0].contains("not addressable"),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn cde_flags_decide_what_is_mapped() {
+    let s = mvs(false);
+    let jpq = private_real(0) + 0x1300;
+    // A minor CDE whose entry point is not relocated yet: left out. A major without an
+    // extent list: its entry point.
+    put8(&s, jpq + 0x40 + CDATTR2, 0);
+    put8(&s, jpq + CDATTR2, 0);
+    let (got, notes) = lines(&real(&s), &MapFilter::default());
+    assert!(notes.is_empty(), "{notes:?}");
+    assert!(!got.iter().any(|l| l.contains("AALIAS")), "{got:#?}");
+    assert!(
+        got.contains(&"EX0001APROG   00000000000400000000000000040000JOBA    ".to_string()),
+        "{got:#?}"
+    );
+    // Without the directory, the in-use PLPA module of the LPA queue is mapped from its CDE.
+    put8(&s, 0x9_0000 + LPDENAME, 0xFF);
+    let (got, _) = lines(&real(&s), &MapFilter::default());
+    assert!(
+        got.contains(&"MPPLPAPLPAONE 000000000009100000000000000912FF".to_string()),
+        "{got:#?}"
+    );
+    assert!(!got.iter().any(|l| l.contains("PLPATWO")));
+}
+
+#[test]
 fn hostile_chains_end_with_a_note() {
-    let s = mvs();
+    let s = mvs(false);
     // The CDE chains to itself; the ASVT claims millions of entries beyond storage; the
     // storage boundaries are out of order.
     put32(&s, 0x5000, 0x5000);
     put32(&s, 0x1000 + CVTSHRVM, 0x1000);
     put32(&s, 0x2000 + ASVTMAXU, 0x7FFF_FFFF);
-    let space = real(&s);
-    let (_recs, notes) = walk(&space);
-    assert!(notes.iter().any(|n| n.contains("loop")), "{notes:?}");
+    let (_recs, notes) = walk(&real(&s), &MapFilter::default());
     assert!(
-        notes.iter().any(|n| n.contains("not addressable")),
+        notes.iter().any(|n| n.contains("active LPA queue: loop")),
+        "{notes:?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("only the first 4096")),
         "{notes:?}"
     );
     assert!(
         notes.iter().any(|n| n.contains("no storage boundaries")),
         "{notes:?}"
     );
+    // A job pack queue that loops; a TCB pointer into nowhere.
+    let s = mvs(false);
+    put32(
+        &s,
+        private_real(0) + 0x1380,
+        (private_real(0) + 0x1300) as u32,
+    );
+    put32(&s, private_real(1) + 0x1000 + ASXBFTCB, 0x7F00_0000);
+    let (_recs, notes) = walk(&real(&s), &MapFilter::default());
+    assert_eq!(
+        notes,
+        vec![
+            "ASID 0001 (JOBA): job pack queue: loop at CDE 00041300".to_string(),
+            "ASID 0003 (JOBB): TCB 7F000000 not addressable (swapped out?)".to_string()
+        ]
+    );
     // No CVT at all.
     let empty = MemStorage::new(0x1000);
-    let space = real(&empty);
-    let (recs, notes) = walk(&space);
+    let (recs, notes) = walk(&real(&empty), &MapFilter::default());
     assert!(recs.is_empty());
     assert!(notes[0].contains("no CVT"));
 }
@@ -196,10 +490,21 @@ fn s370_translation_4k_pages_64k_segments() {
         storage: &s,
         prefix: 0,
         dat: Dat::S370 {
-            cr0: 0x0080_0000, // 4K pages (bits 8-9 = 10), 64K segments
+            cr0: CR0_4K_64K,
             cr1: 0x0001_0000,
         },
     };
     assert_eq!(space.translate(0x12345), Some(0x23345));
     assert_eq!(space.translate(0x02345), None);
+    // Another address space's segment table, the same page sizes; DAT off ignores it.
+    assert!(space.address_space(0).is_none());
+    let other = space.address_space(0x0002_0000).expect("nonzero STOR");
+    assert_eq!(
+        other.dat,
+        Dat::S370 {
+            cr0: CR0_4K_64K,
+            cr1: 0x0002_0000
+        }
+    );
+    assert_eq!(real(&s).address_space(0).map(|r| r.dat), Some(Dat::Real));
 }
