@@ -85,8 +85,23 @@ fn collection_files_match_the_workload() {
     let m = map::parse(&std::fs::read_to_string(&files(&out_dir, ".MAP")[0]).expect("map"));
     assert_eq!(m.jobs.get(&0x21).map(String::as_str), Some("DEMOJOB"));
     assert_eq!(m.jobs.get(&1).map(String::as_str), Some("*MASTER*"));
-    let names: Vec<&str> = m.modules.iter().map(|e| e.name.as_str()).collect();
-    assert_eq!(names, vec!["HOTLOOP", "WARMLOOP", "COOLLOOP"]);
+    // DEMOJOB's three programs in its private area (its job pack queue), the pageable LPA's
+    // IEFBR14 (LPA directory) and the modified LPA's MYSVC (active LPA queue).
+    let names: Vec<(&str, char, u16)> = m
+        .modules
+        .iter()
+        .map(|e| (e.name.as_str(), e.area, e.asid))
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            ("HOTLOOP", 'X', 0x21),
+            ("WARMLOOP", 'X', 0x21),
+            ("COOLLOOP", 'X', 0x21),
+            ("IEFBR14", 'P', 0),
+            ("MYSVC", 'M', 0),
+        ]
+    );
     assert!(m.problems.is_empty(), "{:?}", m.problems);
     assert!(
         !m.info.iter().any(|i| i.starts_with("NOTE")),
@@ -108,10 +123,10 @@ fn collection_files_match_the_workload() {
     assert_eq!(
         areas,
         vec![
-            ("NUC", 0, 0x3FFF),
-            ("PRIVATE", 0x4000, 0x7FFF),
-            ("CSA", 0x8000, 0xFFFF),
-            ("LPA+SQA", 0x10000, 0xFF_FFFF),
+            ("NUC", 0, 0xFFFF),
+            ("PRIVATE", 0x10000, 0x3FFFF),
+            ("CSA", 0x40000, 0x7FFFF),
+            ("LPA+SQA", 0x80000, 0xFF_FFFF),
         ]
     );
 
@@ -368,7 +383,11 @@ fn maponly_with_mapjob_writes_just_the_map_of_that_job() {
         vec![(&0x21, &"DEMOJOB".to_string())],
         "only the job asked for"
     );
-    assert_eq!(m.modules.len(), 3, "the common area is always mapped");
+    assert_eq!(
+        m.modules.len(),
+        5,
+        "DEMOJOB's three programs, and the common area's two (always mapped)"
+    );
 }
 
 #[test]

@@ -269,9 +269,11 @@ pub fn report(files: &RunFiles, opts: &Options) -> Result<Report, ReportError> {
                 r.end
             );
             if r.hot.len() > 1 {
+                // Addresses with at least 0.1% of the row's samples.
                 let list: Vec<String> = r
                     .hot
                     .iter()
+                    .filter(|(_, n)| *n * 1000 >= r.count.samples)
                     .map(|(ia, n)| {
                         format!(
                             "{ia:08X} {:.1}%",

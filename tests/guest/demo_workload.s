@@ -4,11 +4,12 @@
 #   COOLLOOP (problem state)    20%   at 0x30000
 # switching state about 400 times a second, for about 3 seconds, plus the MVS 3.8J control
 # blocks that let the plugin's MVS awareness name the address space and the modules in the
-# .MAP and in the samples' program parameter: the CVT with its storage boundaries, the ASVT
-# with two ASCBs (*MASTER* and DEMOJOB), each with its ASXB and TCB queue (DEMOJOB: a job
-# step and a subtask; no job pack queue: nothing is loaded into the private areas), the
-# active LPA queue whose CDEs (NIP-loaded: MLPA) name the three modules with extent lists
-# and an alias, the LPA directory (empty: just its end entry), PSATOLD/PSAAOLD. The control
+# .MAP and in the samples' program parameter: the CVT with its storage boundaries (nucleus
+# 0-FFFF, private area 10000-3FFFF where DEMOJOB's three programs are, CSA 40000-7FFFF,
+# LPA from 80000), the ASVT with two ASCBs (*MASTER* and DEMOJOB), each with its ASXB and
+# TCB queue (DEMOJOB: a job step and a subtask), DEMOJOB's job pack queue with the three
+# programs (CDEs with extent lists) and an alias, the LPA directory with one pageable LPA
+# module, the active LPA queue with one modified-LPA module, PSATOLD/PSAAOLD. The control
 # blocks are in the loaded image (only PSATOLD/PSAAOLD are set by the program), so a map
 # taken at any time (MAPONLY) finds them whole. DAT is off, so virtual = real.
         .text
@@ -35,28 +36,30 @@ hot:    .quad 0x0001000180000000, 0x10000
 tcb:    .long 0x6200
 ascb:   .long 0x8900
 
-# ASXBs and TCB queues in the private area (0x4000-0x7FFF). *MASTER*: ASXB 0x6000, one TCB
-# 0x6100 (its own job step). DEMOJOB: ASXB 0x6040, job step TCB 0x6200 -> (TCBTCB) subtask
-# TCB 0x6300, whose TCBJSTCB names the job step. TCBJPQ zero: no job pack queue.
+# ASXBs and TCB queues. *MASTER*: ASXB 0x6000, one TCB 0x6100 (its own job step). DEMOJOB:
+# ASXB 0x6040, job step TCB 0x6200 -> (TCBTCB) subtask TCB 0x6300, whose TCBJSTCB names the
+# job step; the job step's TCBJPQ -> the job pack queue at 0x8B00.
         .org 0x6000+0x4
         .long 0x6100, 0x6100                  # ASXBFTCB, ASXBLTCB
         .org 0x6040+0x4
         .long 0x6200, 0x6300                  # ASXBFTCB: the job step, ASXBLTCB: the subtask
+        .org 0x6200+0x2c
+        .long 0x8b00                          # TCBJPQ: DEMOJOB's job pack queue
         .org 0x6200+0x74
         .long 0x6300                          # TCBTCB: job step -> subtask
         .org 0x6300+0x7c
         .long 0x6200                          # TCBJSTCB: the job step
 # The CVT.
         .org 0x8000+0x80
-        .long 0x4000                          # CVTNUCB: nucleus 0-3FFF
+        .long 0x10000                         # CVTNUCB: nucleus 0-FFFF
         .org 0x8000+0xa4
         .long 0xffffff                        # CVTMZ00: 24-bit addressing
         .org 0x8000+0xbc
         .long 0x8a00                          # CVTQLPAQ -> 0x8A00 -> first CDE
         .org 0x8000+0x168
-        .long 0x10000                         # CVTLPDIA: LPA (the three modules) from 10000
+        .long 0x80000                         # CVTLPDIA: the LPA directory, LPA from 80000
         .org 0x8000+0x1a0
-        .long 0x8000                          # CVTSHRVM: private 4000-7FFF, CSA from 8000
+        .long 0x40000                         # CVTSHRVM: private 10000-3FFFF, CSA from 40000
         .org 0x8000+0x22c
         .long 0x8400                          # CVTASVT -> ASVT at 0x8400
 # The ASVT: ASID 1 and ASID 0x21.
@@ -80,40 +83,40 @@ ascb:   .long 0x8900
         .org 0x89c0
 nm1:    .byte 0x5c,0xd4,0xc1,0xe2,0xe3,0xc5,0xd9,0x5c          # *MASTER*
 nm2:    .byte 0xc4,0xc5,0xd4,0xd6,0xd1,0xd6,0xc2,0x40          # DEMOJOB
-# The active LPA queue: 0x8A00 -> CDEs at 0x8B00, 0x8B30, 0x8B60 (chained), extent lists at
-# 0x8B90, 0x8BA0, 0x8BB0, and at 0x8BC0 a minor CDE (CDMIN): HOTENTRY, an alias entry point
-# of HOTLOOP. The majors have CDATTR CDNIP (loaded by NIP: modified LPA) and CDATTR2 CDXLE
-# (extent list built); the minor CDNIP and CDMIN, and CDRLC (its entry point relocated).
+# The active LPA queue: 0x8A00 -> the CDE at 0x8C00 of MYSVC (modified LPA: CDATTR CDNIP,
+# CDATTR2 CDXLE), 0x40 bytes at 0x80200, extent list at 0x8C40.
         .org 0x8a00
-        .long 0x8b00
+        .long 0x8c00
+# DEMOJOB's job pack queue: CDEs at 0x8B00, 0x8B30, 0x8B60 (chained), extent lists at
+# 0x8B90, 0x8BA0, 0x8BB0, and at 0x8BC0 a minor CDE (CDMIN): HOTENTRY, an alias entry point
+# of HOTLOOP. The majors have CDATTR CDJPA and CDREN and CDATTR2 CDXLE (extent list built);
+# the minor CDMIN and CDJPA, and CDRLC (its entry point relocated).
         .org 0x8b00
         .long 0x8b30, 0
         .byte 0xc8,0xd6,0xe3,0xd3,0xd6,0xd6,0xd7,0x40          # HOTLOOP
-        .long 0x10000, 0x8b90, 0, 0x80200000, 0, 0, 0, 0
+        .long 0x10000, 0x8b90, 0, 0x22200000, 0, 0, 0, 0
         .long 0x8b60, 0
         .byte 0xe6,0xc1,0xd9,0xd4,0xd3,0xd6,0xd6,0xd7          # WARMLOOP
-        .long 0x20000, 0x8ba0, 0, 0x80200000, 0, 0, 0, 0
+        .long 0x20000, 0x8ba0, 0, 0x22200000, 0, 0, 0, 0
         .long 0x8bc0, 0
         .byte 0xc3,0xd6,0xd6,0xd3,0xd3,0xd6,0xd6,0xd7          # COOLLOOP
-        .long 0x30000, 0x8bb0, 0, 0x80200000, 0, 0, 0, 0
+        .long 0x30000, 0x8bb0, 0, 0x22200000, 0, 0, 0, 0
         .long 16, 1, 0x80000100, 0x10000                       # HOTLOOP: 256 bytes
         .long 16, 1, 0x80000100, 0x20000                       # WARMLOOP
         .long 16, 1, 0x80000100, 0x30000                       # COOLLOOP
         .long 0, 0
         .byte 0xc8,0xd6,0xe3,0xc5,0xd5,0xe3,0xd9,0xe8          # HOTENTRY
-        .long 0x10000, 0x8b00, 0, 0x84100000, 0, 0, 0, 0       # minor: CDNIP+CDMIN, CDRLC
+        .long 0x10000, 0x8b00, 0, 0x06100000, 0, 0, 0, 0       # minor: CDMIN+CDJPA, CDRLC
+        .org 0x8c00
+        .long 0, 0
+        .byte 0xd4,0xe8,0xe2,0xe5,0xc3,0x40,0x40,0x40          # MYSVC
+        .long 0x80200, 0x8c40, 0, 0xa0200000, 0, 0, 0, 0
+        .org 0x8c40
+        .long 16, 1, 0x80000040, 0x80200                       # MYSVC: 0x40 bytes
 
-# The PLPA begins with the LPA directory (CVTLPDIA = 0x10000). This system's modules are all
-# in the modified LPA, so the directory is only its end entry: 40 bytes whose name (at +8)
-# begins with X'FF'. HOTLOOP, placed at the start of the LPA, jumps over it with its first
-# instruction, which lies in the entry's first 8 bytes (LPDECHN, LPDERBP: not read).
         .org 0x10000
-hotloop: j    1f
-        .long 0
-        .byte 0xff,0xff,0xff,0xff,0xff,0xff,0xff,0xff          # LPDENAME: the end
-        .org 0x10028
-1:      llilf %r6,500000                      # HOTLOOP: 50%
-2:      brctg %r6,2b
+hotloop: llilf %r6,500000                     # HOTLOOP: 50%
+1:      brctg %r6,1b
         jg    coolloop
         .org 0x20000
 warmloop: brctg %r6,warmloop                  # WARMLOOP: 30% (count set by the caller)
@@ -122,3 +125,13 @@ warmloop: brctg %r6,warmloop                  # WARMLOOP: 30% (count set by the 
 coolloop: llilf %r6,200000                    # COOLLOOP: 20%
 1:      brctg %r6,1b
         svc   0
+
+# The LPA directory (CVTLPDIA = 0x80000): one major LPDE, IEFBR14 (pageable LPA, 0x10 bytes
+# at 0x80100: LPDEXLE, extent inline at +X'20'), then the end entry, whose name begins X'FF'.
+        .org 0x80000
+        .long 0, 0
+        .byte 0xc9,0xc5,0xc6,0xc2,0xd9,0xf1,0xf4,0x40          # IEFBR14
+        .long 0x80100, 0, 0, 0x20200000, 0x10, 0x80100
+        .long 0, 0
+        .byte 0xff,0xff,0xff,0xff,0xff,0xff,0xff,0xff
+        .org 0x80300
