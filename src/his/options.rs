@@ -76,6 +76,10 @@ pub fn parse_begin(words: &[String], m: &MachineModel) -> Result<BeginOptions, S
     let mut sampling_keyword: Option<&'static str> = None;
     let mut map_no = false;
     for w in words {
+        let open = w.matches('(').count();
+        if open != w.matches(')').count() || w.find(')') < w.find('(') {
+            return Err(format!("'{w}': unbalanced parenthesis"));
+        }
         let (k, v, has_value) = match w.split_once('=') {
             Some((k, v)) => (k.to_ascii_lowercase(), v.to_string(), true),
             None => (w.to_ascii_lowercase(), String::new(), false),
@@ -359,6 +363,9 @@ mod tests {
             ("bogus=1", "unknown keyword 'bogus=1'"),
             ("ctrset=(b,x)", "unknown counter set 'x'"),
             ("ctrset=", "CTRSET needs a value"),
+            ("ctrset=(b,p", "'ctrset=(b,p': unbalanced parenthesis"),
+            ("mapasid=1,2)", "unbalanced parenthesis"),
+            ("ctrset=(b,,p)", "unknown counter set ''"),
             ("ctronly=yes", "CTRONLY takes no value"),
             ("nosamp=1", "NOSAMP takes no value"),
             ("ctronly ctrset=none", "nothing to collect"),
