@@ -6,7 +6,7 @@
 
 use crate::host::ffi::guarded;
 use crate::host::glue::{hcpumf_hdl, hcpumf_host};
-use crate::host::{model, sampler, services};
+use crate::host::{model, resets, sampler, services};
 use std::ffi::{c_char, c_void, CStr};
 
 /// Called by the glue's `hdl_init`: remember the host services, choose the machine model,
@@ -18,6 +18,7 @@ use std::ffi::{c_char, c_void, CStr};
 pub unsafe extern "C" fn hcpumf_load(host: *const hcpumf_host) -> i32 {
     guarded("load", 1, || {
         services::set_host(host);
+        resets::reset_for_load();
         model::load();
         sampler::start();
         crate::console::banner();

@@ -157,7 +157,11 @@ fn a_full_disk_leaves_whole_files_and_says_so() {
     let m = map::parse(&std::fs::read_to_string(&map_files[0]).expect("map"));
     assert!(m.problems.is_empty(), "{:?}", m.problems);
     assert_eq!(m.jobs.get(&0x21).map(String::as_str), Some("DEMOJOB"));
-    assert_eq!(m.modules.len(), 5, "DEMOJOB's three programs, the LPA's two");
+    assert_eq!(
+        m.modules.len(),
+        5,
+        "DEMOJOB's three programs, the LPA's two"
+    );
 
     // The report tool reads what is there.
     let rep = Command::new(env!("CARGO_BIN_EXE_hcpumf-report"))

@@ -33,3 +33,59 @@ fn rmmod_restores_hercules_and_ldmod_restores_the_facilities() {
         assert!(bit(&list, f), "facility {f} after ldmod");
     }
 }
+
+/// rmmod and ldmod while 4 CPUs sample at the maximum rate: the reload starts every CPU from
+/// the state of an initial CPU reset (sampling disabled, DEAR zero, as QSI shows), and every
+/// CPU that starts sampling again samples and accounts for every interval: stored entries
+/// plus overflow counts within 5% of its cycles / interval (SA23-2260, Sampling Interval
+/// Register), as before any reload (tests/sampling_rate.rs).
+#[test]
+fn a_reload_while_sampling_starts_every_cpu_afresh_and_each_samples_again() {
+    let so = plugin();
+    let cfg = Config {
+        numcpu: 4,
+        start_all: true,
+        timeout: 180,
+        during: vec![
+            "pause 3".into(),
+            format!("rmmod {}", so.display()),
+            format!("ldmod {}", so.display()),
+        ],
+        show: vec![(0x3000, 0x100), (0x37f0, 0x110)],
+        ..Config::default()
+    };
+    let out = run("samp_reload", &cfg);
+    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+    // While the plugin is unloaded the instructions are not installed: a QSI then is an
+    // operation exception, and nothing else may be.
+    assert!(
+        out.program_checks().iter().all(|&c| c == 1),
+        "{:?}\n{}",
+        out.program_checks(),
+        out.log
+    );
+    assert_eq!(out.log.matches("HHCMF000I").count(), 2, "{}", out.log);
+    for cpu in 0..4u64 {
+        let r = 0x3000 + cpu * 0x40;
+        assert_eq!(
+            out.u64(r + 0x20),
+            1,
+            "CPU {cpu} saw no reload:\n{}",
+            out.log
+        );
+        assert_eq!(out.u64(r + 0x28), 0, "CPU {cpu}: DEAR after the reload");
+        let (stored, overflow, cycles, interval) = (
+            out.u64(r),
+            out.u64(r + 8),
+            out.u64(r + 0x10),
+            out.u64(r + 0x18),
+        );
+        let expected = cycles as f64 / interval as f64;
+        let got = (stored + overflow) as f64;
+        assert!(stored > 0, "CPU {cpu} never sampled again");
+        assert!(
+            (got - expected).abs() / expected < 0.05,
+            "CPU {cpu}: {stored} stored + {overflow} overflow for {expected:.0} intervals"
+        );
+    }
+}

@@ -28,6 +28,33 @@ pub fn reset_cpu(cpu: u16, initial: bool) {
     st.schedule.next_account_ns.store(0, Ordering::Relaxed);
 }
 
+/// `ldmod` of a plugin that was loaded before (`rmmod` leaves the shared object mapped, and
+/// with it every CPU's state): start every CPU from the state of an initial CPU reset, as if
+/// the facilities had just been installed, with no sampling clock, deadline or arming of the
+/// earlier load left over (a CPU left "armed" would never be armed again). A guest that was
+/// measuring finds its counter sets and sampling functions disabled and its TEAR and DEAR
+/// cleared (QCTRI, QSI), and starts them again; the time the plugin was unloaded is nobody's.
+pub fn reset_for_load() {
+    let r = state::rt();
+    for (i, st) in r.cpus.iter().enumerate() {
+        reset_cpu(i as u16, true);
+        let s = &st.schedule;
+        s.host.stop();
+        s.host_accounting.store(false, Ordering::Release);
+        s.host_mvs.store(false, Ordering::Release);
+        s.host_diagnostic.store(false, Ordering::Release);
+        s.shared.armed.store(false, Ordering::Release);
+        s.shared.wall_deadline.store(u64::MAX, Ordering::Release);
+        s.shared.due_cpu_ns.store(0, Ordering::Relaxed);
+        s.shared.follow_cpu_ns.store(0, Ordering::Relaxed);
+        s.shared.armed_cpu_ns.store(0, Ordering::Relaxed);
+        s.private.stale_looks.store(0, Ordering::Relaxed);
+        s.private.seen_cpu_ns.store(0, Ordering::Relaxed);
+        st.run.reset();
+    }
+    r.groups.reset();
+}
+
 /// The manual controls of Hercules' console that reset the configuration (z/Architecture
 /// Principles of Operation, "Resets" and "Initial Program Loading"): which of them a reset
 /// belongs to decides, per CPU, between CPU reset and initial CPU reset, and SA23-2260 ties

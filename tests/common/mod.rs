@@ -137,6 +137,8 @@ pub struct Config {
     /// `ldmod` among the system statements (before the first device statement, where
     /// people put it: Hercules has not built the CPU ID yet), not after the devices.
     pub ldmod_first: bool,
+    /// Console commands while the guest runs (after the restarts; `pause N` waits).
+    pub during: Vec<String>,
 }
 
 impl Default for Config {
@@ -155,6 +157,7 @@ impl Default for Config {
             env: Vec::new(),
             config: Vec::new(),
             ldmod_first: false,
+            during: Vec::new(),
         }
     }
 }
@@ -306,6 +309,10 @@ pub fn run_binary(bin: &Path, dir: &Path, cfg: &Config) -> Outcome {
         }
     } else {
         r.push_str("restart\n");
+    }
+    for cmd in &cfg.during {
+        r.push_str(cmd);
+        r.push('\n');
     }
     std::fs::write(&rc, r).expect("write rc");
     let mut k = String::new();

@@ -34,6 +34,16 @@ impl CoprocessorGroups {
         }
     }
 
+    /// Back to the state of a machine just powered on: disabled, counters zero.
+    pub fn reset(&self) {
+        self.enable.store(false, Ordering::Release);
+        self.active.store(false, Ordering::Release);
+        self.address_change.store(false, Ordering::Release);
+        for c in &self.counters {
+            c.store(0, Ordering::Relaxed);
+        }
+    }
+
     /// (enable, activation, coprocessor-group-address-change indicator).
     pub fn controls(&self) -> (bool, bool, bool) {
         (
