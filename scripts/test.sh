@@ -14,4 +14,4 @@ echo "== build and install (plugin and report tool; ldmod hcpumf works afterward
 bash scripts/install.sh
 export HCPUMF_SO="$PWD/target/release/libhcpumf.so"
 echo "== tests (unit + scripted Hercules runs)"
-cargo test --release -- --test-threads=2
+cargo test --release --no-fail-fast -- --test-threads=2

@@ -1,6 +1,7 @@
 //! Counter values are real measurements (SA23-2260, Basic and Problem-State Counter Sets):
-//! instruction counts of a 100-million-instruction loop within 1% of the exact number, cycles within 5% of the CPU's busy
-//! time times the CPU speed, no cycles in an enabled wait, and the problem-state share of a
+//! instruction counts of a 100-million-instruction loop within 1% of the exact number, cycles
+//! within 5% of the CPU thread's host CPU time times the CPU speed (and never more than the
+//! elapsed time), no cycles in an enabled wait, and the problem-state share of a
 //! guest that switches states ~300 times a second within 2 percentage points.
 mod common;
 use common::*;
@@ -31,13 +32,23 @@ fn basic_instruction_and_cycle_counts() {
         err * 100.0
     );
 
+    // Cycles are the CPU thread's host CPU time times the speed (README, fidelity): the
+    // oracle is that thread's own CPU time, which a loaded host gives it less of than the
+    // elapsed time. The loop is nearly all of the thread's life (it ran the few
+    // instructions before and after it and its start-up), and never more than the time that
+    // passed.
     let cycles = out.u64(0x3018).wrapping_sub(out.u64(0x3010)) as f64;
     let wall_us = tod_us(out.u64(0x3028)) - tod_us(out.u64(0x3020));
-    let expect = wall_us * SPEED;
-    let err = (cycles - expect).abs() / expect;
+    let thread_us = out.busiest_thread_ns.expect("the CPU thread's CPU time") as f64 / 1000.0;
     assert!(
-        err < 0.05,
-        "cycles {cycles} vs busy time {wall_us} us x {SPEED}: {:.2}%",
+        cycles <= wall_us * SPEED * 1.01,
+        "cycles {cycles} exceed the elapsed {wall_us} us x {SPEED}"
+    );
+    let expect = thread_us * SPEED;
+    let err = (cycles - expect) / expect;
+    assert!(
+        (-0.05..0.01).contains(&err),
+        "cycles {cycles} vs the CPU thread's {thread_us} us x {SPEED}: {:.2}%",
         err * 100.0
     );
 }

@@ -315,7 +315,7 @@ fn a_run_still_going_when_hercules_stops_is_written_out() {
     assert_eq!(smp_files.len(), 1);
     let len = std::fs::metadata(&smp_files[0]).expect("smp").len();
     assert!(
-        len > 0 && len.is_multiple_of(smp::BLOCK as u64),
+        len > 0 && len % smp::BLOCK as u64 == 0,
         "whole blocks: {len}"
     );
 }
@@ -434,7 +434,7 @@ fn four_cpus_give_one_smp_file_each() {
     assert_eq!(names, vec!["0", "1", "2", "3"], "{smp_files:?}");
     for f in &smp_files {
         let bytes = std::fs::read(f).expect("smp");
-        assert!(bytes.len() >= 2 * smp::BLOCK && bytes.len().is_multiple_of(smp::BLOCK));
+        assert!(bytes.len() >= 2 * smp::BLOCK && bytes.len() % smp::BLOCK == 0);
         let sum = smp::scan(&bytes[..], &mut |_| {}).expect("scan");
         assert!(sum.problems.is_empty(), "{f:?}: {:?}", sum.problems);
     }

@@ -200,7 +200,7 @@ fn dataloss_stop_ends_the_run_when_the_disk_fills() {
         "{log}"
     );
     let bytes = std::fs::read(&files(&disk.dir, ".SMP.")[0]).expect("smp");
-    assert!(!bytes.is_empty() && bytes.len().is_multiple_of(smp::BLOCK));
+    assert!(!bytes.is_empty() && bytes.len() % smp::BLOCK == 0);
     let c = cnt::parse(&std::fs::read_to_string(&files(&disk.dir, ".CNT")[0]).expect("cnt"));
     assert!(c.problems.is_empty(), "{:?}", c.problems);
     // Counting ended with the run: well before the workload's 1.2 G instructions.

@@ -188,7 +188,7 @@ fn a_full_block_with_a_set_raises_a_program_request_alert() {
     );
     assert_eq!(r.tear, 0x100008, "the next SDBT entry");
     assert!(
-        r.dear > 0x111000 && r.dear < 0x111fc0 && r.dear.is_multiple_of(32),
+        r.dear > 0x111000 && r.dear < 0x111fc0 && r.dear % 32 == 0,
         "DEAR {:#x} in the next block",
         r.dear
     );
@@ -319,7 +319,7 @@ fn one_megabyte_blocks_with_s_set() {
     assert_full_trailer(0x22fffc0, 0x5f, &r);
     assert_eq!(r.tear, 0x2700008);
     assert!(
-        r.dear >= 0x2300020 && r.dear.is_multiple_of(32),
+        r.dear >= 0x2300020 && r.dear % 32 == 0,
         "DEAR {:#x}",
         r.dear
     );
@@ -369,7 +369,7 @@ fn combined_entries_never_split_across_blocks() {
     assert_basic_entry(0x2511000);
     assert_diag_entry(0x2511020);
     assert!(
-        r.dear >= 0x2511060 && (r.dear - 0x2511000).is_multiple_of(96),
+        r.dear >= 0x2511060 && (r.dear - 0x2511000) % 96 == 0,
         "DEAR {:#x}",
         r.dear
     );

@@ -168,6 +168,9 @@ pub struct Outcome {
     pub log: String,
     pub storage: BTreeMap<u64, u8>,
     pub dir: PathBuf,
+    /// Host CPU time (ns) of Hercules' busiest thread when CPU 0 entered its disabled wait:
+    /// the CPU thread of a one-CPU guest (Linux schedstat: time on a host CPU).
+    pub busiest_thread_ns: Option<u64>,
 }
 
 impl Outcome {
@@ -327,9 +330,9 @@ pub fn run_binary(bin: &Path, dir: &Path, cfg: &Config) -> Outcome {
     std::fs::write(&check, k).expect("write check");
 
     let mut attempt = 1;
-    let log = loop {
+    let (log, busiest_thread_ns) = loop {
         match run_hercules(&conf, &rc, dir, cfg) {
-            Run::Finished(log) => break log,
+            Run::Finished(log, ns) => break (log, ns),
             Run::OperatorMissed(log) if attempt < 3 => {
                 // Hercules 3.13's automatic operator occasionally never fires on a
                 // disabled-wait message it was told to watch (seen on CI without the plugin
@@ -367,6 +370,7 @@ pub fn run_binary(bin: &Path, dir: &Path, cfg: &Config) -> Outcome {
         log,
         storage,
         dir: dir.to_path_buf(),
+        busiest_thread_ns,
     }
 }
 
@@ -374,8 +378,8 @@ const TIMED_OUT: &str = "harness: Hercules timed out";
 
 enum Run {
     /// Hercules ended (by itself, by the check script's quit, or by the timeout, which is
-    /// noted in the log as TIMED_OUT).
-    Finished(String),
+    /// noted in the log as TIMED_OUT), and the busiest thread's CPU time at CPU 0's wait.
+    Finished(String, Option<u64>),
     /// CPU 0 reached its disabled wait but the automatic operator never fired; Hercules was
     /// stopped.
     OperatorMissed(String),
@@ -425,6 +429,7 @@ fn run_hercules(conf: &Path, rc: &Path, dir: &Path, cfg: &Config) -> Run {
     // Only the output not looked at yet is searched (with an overlap for a marker split
     // between two reads): a runaway guest can print megabytes before the timeout.
     let mut scanned = 0usize;
+    let mut busiest = None;
     loop {
         match rx.recv_timeout(Duration::from_millis(200)) {
             Ok((false, b)) => out.extend_from_slice(&b),
@@ -439,6 +444,7 @@ fn run_hercules(conf: &Path, rc: &Path, dir: &Path, cfg: &Config) -> Run {
         scanned = out.len();
         if waited_since.is_none() && text.contains("HHCCP011I CPU0000: Disabled wait") {
             waited_since = Some(Instant::now());
+            busiest = busiest_thread_ns(child.id());
         }
         fired |= text.contains("HHCAO003I");
         if let Some(t) = waited_since {
@@ -464,5 +470,21 @@ fn run_hercules(conf: &Path, rc: &Path, dir: &Path, cfg: &Config) -> Run {
     if status.code() == Some(124) || status.code() == Some(137) {
         log.push_str(&format!("\n{TIMED_OUT}\n"));
     }
-    Run::Finished(log)
+    Run::Finished(log, busiest)
+}
+
+/// The on-CPU time (ns) of the busiest thread of the Hercules process under `timeout` (pid
+/// `parent`), from /proc/PID/task/TID/schedstat.
+fn busiest_thread_ns(parent: u32) -> Option<u64> {
+    let children =
+        std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children")).ok()?;
+    let pid: u32 = children.split_whitespace().next()?.parse().ok()?;
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .ok()?
+        .flatten()
+        .filter_map(|t| {
+            let s = std::fs::read_to_string(t.path().join("schedstat")).ok()?;
+            s.split_whitespace().next()?.parse::<u64>().ok()
+        })
+        .max()
 }
