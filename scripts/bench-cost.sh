@@ -1,41 +1,52 @@
 #!/usr/bin/env bash
-# The plugin's cost to the emulated CPU's host thread, measured with perf rather than by
-# timing, so the host's noise does not reach it. The bench guest (scripts/bench/mips.s, 3 s
-# by the guest's TOD clock) runs under `perf record -e cpu-clock -c 50000` (a sample per
-# 50 us of a thread's CPU time) in each configuration, interleaved REPS times (default 3):
-#   baseline   Hercules without the module
-#   idle       module loaded, facilities unused
-#   counters   all counter sets active
-#   samp-13k   basic sampling at 13,333 samples/s (z/OS default 800,000/min)
-#   samp-max   basic sampling at QSI's maximum rate
-# The CPU thread's samples are split by where they fell: Hercules' own code (libherc: the
-# emulation), the plugin, the kernel, the C library. The figure is the emulation's share of
-# the CPU thread as a ratio against the baseline's in the same run (the mean over the
-# repetitions): the share of the thread's time left to emulate the guest. Work the plugin
-# causes inside Hercules' code (cache misses after the sampler armed the opcode table) is
-# not in it; scripts/bench.sh measures end to end. DETAIL=1 lists the top symbols outside
-# Hercules' code; CONFIGS="samp-13k" runs only those (and the baseline). Needs linux-perf.
+# What the plugin costs the emulated CPUs, measured with perf rather than by wall-clock
+# timing, so that the host's noise does not reach it. The bench guest (scripts/bench/mips.s,
+# 3 s by the guest's TOD clock; scripts/bench/mips4.s on 4 CPUs) runs under
+# `perf record -e cpu-clock -c 50000` (a sample per 50 us of a thread's CPU time) in each
+# configuration, interleaved REPS times (default 5):
+#   baseline      Hercules without the module (1 CPU)
+#   idle          module loaded, facilities unused
+#   counters      all counter sets active
+#   samp-13k      basic sampling at 13,333 samples/s (z/OS default 800,000/min)
+#   samp-max      basic sampling at QSI's maximum rate
+#   base-4cpu     Hercules without the module, 4 CPUs running the loop
+#   samp13k-4cpu  4 CPUs sampling at 13,333/s each at once
+# The headline figure is end to end: guest loop iterations per second of the emulated CPUs'
+# threads' CPU time, as a ratio against the baseline with as many CPUs in the same
+# repetition (the mean, and the spread over the repetitions). It includes what the plugin
+# makes Hercules' own code pay (cache misses after an arming, the trap). Beside it: the
+# share of those threads' time spent in Hercules' own code against the baseline's, the
+# split of the rest (plugin, kernel, C library), and the sampler thread's CPU time per
+# sample. DETAIL=1 lists the top symbols outside Hercules' code; CONFIGS="samp-13k" runs
+# only those (and the baselines). Needs linux-perf (installed if missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-REPS=${REPS:-3}
+REPS=${REPS:-5}
 command -v perf >/dev/null || apt-get install -y -qq linux-perf >/dev/null
 . scripts/bench/common.sh
-select_configs "baseline idle counters samp-13k samp-max"
+select_configs "baseline idle counters samp-13k samp-max base-4cpu samp13k-4cpu"
 
-run() { # name plugin mode interval: prints "emulation% plugin% kernel% libc% other% iter/cpu-s"
-  local name=$1 d="$work/$1" r iters tid
+# run name plugin mode interval ncpu: prints
+#   "emulation% plugin% kernel% libc% other% iter/cpu-s sampler-us/sample"
+run() {
+  local name=$1 ncpu=$5 d="$work/$1" r iters samples
   r=$(run_guest "$@" env ${ENVX:-} perf record -q -e cpu-clock -c 50000 -o "$d/perf.data")
   iters=${r%% *}
-  { grep -o 'samples [0-9]* missed [0-9]* .*ticks [0-9]*' "$d/log"
+  { grep -o 'samples [0-9]* missed [0-9]* .*ticks [0-9]*[^;]*' "$d/log"
     grep -o 'sampler thread: .*' "$d/log"; } 2>/dev/null | paste -sd ';' > "$d/status" || true
-  # The CPU thread is the busiest thread of the process.
-  perf script -i "$d/perf.data" -F tid,ip,dso 2>/dev/null > "$d/samples"
-  tid=$(awk '{print $1}' "$d/samples" | sort | uniq -c | sort -rn | awk 'NR==1 {print $2}')
-  awk -v t="$tid" -v it="$iters" '$1==t {n++; d=$NF;
+  samples=$(grep -o 'samples [0-9]*' "$d/log" | awk '{s += $2} END {print s + 0}')
+  perf script -i "$d/perf.data" -F comm,tid,ip,dso 2>/dev/null > "$d/samples"
+  # The CPU threads are the busiest threads of the process other than the sampler.
+  awk '$1 != "hcpumf-sampler" {print $2}' "$d/samples" | sort | uniq -c | sort -rn \
+    | head -n "$ncpu" | awk '{print $2}' > "$d/cputids"
+  awk -v it="$iters" -v ns="$samples" '
+    FNR == NR { cpu[$1] = 1; next }
+    $1 == "hcpumf-sampler" { sampler++; next }
+    ($2 in cpu) { n++; d = $NF;
       if (d ~ /libherc\.so/) h++; else if (d ~ /libhcpumf/) p++; else if (d ~ /kernel/) k++;
-      else if (d ~ /libc\.so/) c++; else o++}
-    END {printf "%.3f %.3f %.3f %.3f %.3f %.0f\n", 100*h/n, 100*p/n, 100*k/n, 100*c/n, 100*o/n,
-         it/(n*0.00005)}' "$d/samples"
+      else if (d ~ /libc\.so/) c++; else o++ }
+    END { printf "%.3f %.3f %.3f %.3f %.3f %.0f %.3f\n", 100*h/n, 100*p/n, 100*k/n, 100*c/n,
+          100*o/n, it/(n*0.00005), (ns > 0 ? sampler*50/ns : 0) }' "$d/cputids" "$d/samples"
 }
 
 declare -A results
@@ -46,29 +57,37 @@ for rep in $(seq "$REPS"); do
     [ -s "$work/$1/status" ] && [ "$rep" = "$REPS" ] && echo "$1: $(cat "$work/$1/status")"
   done
 done
-mean() { tr ';' '\n' | grep -v '^$' | awk -v f="$1" '{s+=$f; n++} END {printf "%.3f", s/n}'; }
-base=$(echo "${results[baseline]}" | mean 1)
-printf '\nShare of the CPU thread (mean of %s runs, perf cpu-clock):\n' "$REPS"
-printf '%-10s %10s %8s %8s %8s %8s %8s %14s\n' config emulation plugin kernel libc other ratio iter/cpu-s
+field() { tr ';' '\n' | grep -v '^$' | awk -v f="$1" '{print $f}'; }
+mean() { awk '{s+=$1; n++} END {printf "%.4f", s/n}'; }
+# Per-repetition ratios of field $2 of config $1 against baseline $3.
+ratios() { paste -d' ' <(echo "${results[$1]}" | field "$2") <(echo "${results[$3]}" | field "$2") \
+  | awk '{printf "%.4f\n", $1/$2}'; }
+printf '\nEnd to end and share of the CPU threads (mean of %s interleaved runs, perf cpu-clock):\n' "$REPS"
+printf '%-13s %8s %15s %14s %9s %8s %8s %8s %13s\n' config "e2e" "(spread)" iter/cpu-s share plugin kernel libc "sampler us"
 for c in "${configs[@]}"; do
   set -- $c
+  base=baseline; [ "$5" = 1 ] || base=base-4cpu
+  e2e=$(ratios "$1" 6 "$base" | mean)
+  spread=$(ratios "$1" 6 "$base" | sort -n | sed -n '1p;$p' | paste -sd '-')
+  share=$(ratios "$1" 1 "$base" | mean)
   r=${results[$1]}
-  e=$(echo "$r" | mean 1)
-  printf '%-10s %9s%% %7s%% %7s%% %7s%% %7s%% %8s %14s\n' "$1" "$e" "$(echo "$r" | mean 2)" \
-    "$(echo "$r" | mean 3)" "$(echo "$r" | mean 4)" "$(echo "$r" | mean 5)" \
-    "$(awk -v a="$e" -v b="$base" 'BEGIN {printf "%.4f", a/b}')" "$(echo "$r" | mean 6 | cut -d. -f1)"
+  printf '%-13s %8s %15s %14s %9s %7s%% %7s%% %7s%% %13s\n' "$1" "$e2e" "($spread)" \
+    "$(echo "$r" | field 6 | mean | cut -d. -f1)" "$share" "$(echo "$r" | field 2 | mean)" \
+    "$(echo "$r" | field 3 | mean)" "$(echo "$r" | field 4 | mean)" "$(echo "$r" | field 7 | mean)"
 done
-if [ -n "${DETAIL:-}" ]; then  # where the CPU thread's time outside Hercules went (last run)
+if [ -n "${DETAIL:-}" ]; then  # where the CPU threads' time outside Hercules went (last run)
   for c in "${configs[@]}"; do
     set -- $c
     d="$work/$1"
-    tid=$(awk '{print $1}' "$d/samples" | sort | uniq -c | sort -rn | awk 'NR==1 {print $2}')
-    echo "--- $1: top symbols outside Hercules' code, % of the CPU thread"
-    perf script -i "$d/perf.data" --tid "$tid" -F ip,sym,dso 2>/dev/null | grep -v libherc | sed "s/^ *[0-9a-f]* //" \
-      | sort | uniq -c | sort -rn | head -12 \
-      | awk -v n="$(wc -l < "$d/samples")" '{c=$1; $1=""; printf "%7.3f%%%s\n", 100*c/n, $0}'
+    echo "--- $1: top symbols outside Hercules' code, % of the CPU threads"
+    for t in $(cat "$d/cputids"); do
+      perf script -i "$d/perf.data" --tid "$t" -F ip,sym,dso 2>/dev/null
+    done | grep -v libherc | sed "s/^ *[0-9a-f]* //" | sort | uniq -c | sort -rn | head -12 \
+      | awk -v n="$(grep -cFf "$d/cputids" "$d/samples")" '{c=$1; $1=""; printf "%7.3f%%%s\n", 100*c/n, $0}'
   done
 fi
-echo "ratio: the emulation's share against the baseline's; iter/cpu-s: guest loop iterations per"
-echo "second of the CPU thread's time (host speed varies on shared machines: compare within a run)."
+echo "e2e: guest loop iterations per second of the CPU threads' time against the baseline with"
+echo "as many CPUs in the same repetition (mean; spread: lowest-highest repetition); share: the"
+echo "threads' time in Hercules' own code against the baseline's; sampler us: the sampler"
+echo "thread's CPU time per sample taken."
 echo "sampling intervals: 13,333/s = $int13 cycles, max $max_rate/s = $intmax cycles"

@@ -7,54 +7,70 @@ cargo build --release --quiet
 so="$PWD/target/release/libhcpumf.so"
 work=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-s390x-linux-gnu-as -march=z13 -I tests/guest -o "$work/mips.o" scripts/bench/mips.s
-s390x-linux-gnu-ld -Ttext=0 -e 0 -o "$work/mips.elf" "$work/mips.o"
-s390x-linux-gnu-objcopy -O binary -j .text "$work/mips.elf" "$work/mips.bin"
+for g in mips mips4; do
+  s390x-linux-gnu-as -march=z13 -I tests/guest -o "$work/$g.o" "scripts/bench/$g.s"
+  s390x-linux-gnu-ld -Ttext=0 -e 0 -o "$work/$g.elf" "$work/$g.o"
+  s390x-linux-gnu-objcopy -O binary -j .text "$work/$g.elf" "$work/$g.bin"
+done
 
 speed=4404                      # cycles/us of the 2097 model
 max_rate=$(grep -o 'MAX_SAMPLING_RATE: u64 = [0-9_]*' src/arch/model.rs | grep -o '[0-9_]*$' | tr -d _)
 int13=$(( speed * 1000000 / 13333 ))
 intmax=$(( speed * 1000000 / max_rate ))
 
-# name, plugin loaded (0/1), guest mode (0 nothing, 1 counters, 2 sampling), interval
-configs=("baseline 0 0 0" "baseline2 0 0 0" "idle 1 0 0" "counters 1 1 0"
-         "samp-13k 1 2 $int13" "samp-max 1 2 $intmax")
+# name, plugin loaded (0/1), guest mode (0 nothing, 1 counters, 2 sampling), interval,
+# CPUs (1, or 4: scripts/bench/mips4.s, every CPU running the loop)
+configs=("baseline 0 0 0 1" "baseline2 0 0 0 1" "idle 1 0 0 1" "counters 1 1 0 1"
+         "samp-13k 1 2 $int13 1" "samp-max 1 2 $intmax 1"
+         "base-4cpu 0 0 0 4" "samp13k-4cpu 1 2 $int13 4")
 
-# Keep the configurations named in CONFIGS (e.g. CONFIGS="counters samp-13k"; the baseline
-# always runs) and of those the ones named in $1 (the script's own list).
+# Keep the configurations named in CONFIGS (e.g. CONFIGS="counters samp-13k"; the baselines
+# always run) and of those the ones named in $1 (the script's own list).
 select_configs() {
-  local want=" baseline ${CONFIGS:-$1} " sel=() c
+  local want=" baseline base-4cpu ${CONFIGS:-$1} " sel=() c
   for c in "${configs[@]}"; do
     [[ " $1 " == *" ${c%% *} "* && "$want" == *" ${c%% *} "* ]] && sel+=("$c")
   done
   configs=("${sel[@]}")
 }
 
-# run_guest name plugin mode interval [wrapper...]: one Hercules run of the bench guest in
-# $work/name, under the wrapper command if given; prints "iterations tod-units". Hercules
-# 3.13 now and then quits before its display line reaches the log, or interleaves console
-# output with it: the run is then made again (3 tries).
+# run_guest name plugin mode interval ncpu [wrapper...]: one Hercules run of the bench guest
+# in $work/name, under the wrapper command if given; prints "iterations tod-units" (summed
+# over the CPUs, and the longest). Hercules 3.13 now and then quits before its display line
+# reaches the log, or interleaves console output with it: the run is then made again (3
+# tries).
 run_guest() {
-  local name=$1 plugin=$2 mode=$3 interval=$4 d="$work/$1" try line w
-  shift 4
+  local name=$1 plugin=$2 mode=$3 interval=$4 ncpu=$5 d="$work/$1" try w it tod guest cpu ok
+  shift 5
   mkdir -p "$d"
+  guest=mips; [ "$ncpu" = 1 ] || guest=mips4
   {
-    echo "ARCHMODE z/Arch"; echo "MAINSIZE 64"; echo "NUMCPU 1"; echo "CPUMODEL 2097"
+    echo "ARCHMODE z/Arch"; echo "MAINSIZE 64"; echo "NUMCPU $ncpu"; echo "CPUMODEL 2097"
     echo "000E 1403 $d/print.txt"
     [ "$plugin" = 1 ] && echo "ldmod $so"
   } > "$d/h.cnf"
-  { echo "r 3000.20"; [ "$plugin" = 1 ] && echo "hcpumf status"; echo "quit"; } > "$d/check.rc"
+  { echo "r 3000.100"; [ "$plugin" = 1 ] && echo "hcpumf status"; echo "quit"; } > "$d/check.rc"
   {
-    echo "loadcore $work/mips.bin 0"
+    echo "loadcore $work/$guest.bin 0"
     printf 'r 3f00=%016x%016x\n' "$mode" "$interval"
-    echo "hao tgt HHCCP011I CPU0000"; echo "hao cmd script $d/check.rc"; echo "restart"
+    echo "hao tgt HHCCP011I CPU0000"; echo "hao cmd script $d/check.rc"
+    for ((cpu = ncpu - 1; cpu >= 0; cpu--)); do echo "cpu $cpu"; echo "restart"; done
   } > "$d/h.rc"
   for try in 1 2 3; do
     HERCULES_RC="$d/h.rc" timeout -k 5 60 "$@" hercules -d -f "$d/h.cnf" > "$d/log" 2>&1 || true
-    line=$(grep -m1 '^R:0000000000003000' "$d/log" || true)
-    w=$(echo "$line" | sed 's/^[^=]*=//' | awk '{print $1 $2, $3 $4}')
-    if [[ "$w" =~ ^[0-9A-Fa-f]{16}\ [0-9A-Fa-f]{16}$ ]]; then
-      echo "$((16#${w%% *})) $((16#${w##* }))"
+    it=0; tod=0; ok=1
+    for ((cpu = 0; cpu < ncpu; cpu++)); do
+      w=$(grep -m1 "^R:$(printf '%016X' $((0x3000 + cpu * 0x40)))" "$d/log" \
+          | sed 's/^[^=]*=//' | awk '{print $1 $2, $3 $4}')
+      if [[ "$w" =~ ^[0-9A-Fa-f]{16}\ [0-9A-Fa-f]{16}$ ]]; then
+        it=$((it + 16#${w%% *}))
+        [ $((16#${w##* })) -gt "$tod" ] && tod=$((16#${w##* }))
+      else
+        ok=0
+      fi
+    done
+    if [ "$ok" = 1 ]; then
+      echo "$it $tod"
       return
     fi
   done

@@ -6,7 +6,7 @@
 
 use crate::host::glue::hcpumf_host;
 use crate::host::meter::{bump, mono_ns};
-use crate::host::schedule::{SchedPrivate, SchedShared};
+use crate::host::schedule::{SchedPrivate, SchedShared, TickSchedule};
 use crate::host::services::{host, log};
 use crate::host::state::{cpu, rt, Runtime};
 use std::sync::atomic::Ordering;
@@ -334,6 +334,18 @@ fn confirm_due(h: &hcpumf_host, cpu: u16, sh: &SchedShared, own: &SchedPrivate) 
     }
 }
 
+/// Has CPU `cpu`'s thread run (5 us of CPU time or more) since the sampler armed it? Without
+/// a reading of its clock at the arming, assume it has.
+fn ran_since_armed(h: &hcpumf_host, cpu: usize, s: &TickSchedule) -> bool {
+    let seen = s.private.seen_cpu_ns.load(Ordering::Relaxed);
+    match h.thread_cputime_ns {
+        // SAFETY: the glue reads the clock of the CPU's thread under the CPU's lock and
+        // returns 0 when the CPU is offline.
+        Some(read) if seen != 0 => (unsafe { read(cpu as u16) }) > seen + 5_000,
+        _ => true,
+    }
+}
+
 /// Arm the CPUs whose deadline has come; return when to look again.
 fn scan(r: &Runtime, now: u64) -> u64 {
     let mut next = now + 100_000_000;
@@ -377,9 +389,10 @@ fn scan(r: &Runtime, now: u64) -> u64 {
                 // Offline CPU, or the previous arming not yet consumed.
                 s.shared.armed.store(false, Ordering::Release);
             }
-        } else if s.private.stale_looks.load(Ordering::Relaxed) == 0 {
-            // The CPU has not met a predicted entry by the time we look again (or waits, or
-            // its thread did not run): arm every entry, so that its next instruction ticks.
+        } else if s.private.stale_looks.load(Ordering::Relaxed) == 0 && ran_since_armed(h, i, s) {
+            // The CPU ran on without meeting a predicted entry: arm every entry, so that its
+            // next instruction ticks. (A CPU that waits, is stopped or whose thread the host
+            // did not run keeps the predicted arming.)
             if let Some(a) = h.arm {
                 bump(&s.private.escalations, 1);
                 // SAFETY: as above.

@@ -1,0 +1,105 @@
+# Benchmark workload on 4 CPUs at once: every CPU runs scripts/bench/mips.s's loop for 3 s
+# by the TOD clock, after setting up its own sample-data blocks (mode 2: basic sampling at
+# the interval at 0x3F08 into 4 SDBTs of 511 blocks of its own) or counters (mode 1).
+# Results of CPU a at 0x3000 + a * 0x40: +0 iterations, +8 elapsed TOD units, +0x10 cc.
+# 0x3700 tickets, 0x370c CPUs done, 0x3780 STAP slots. CPU 0 ends the test when all are done.
+        .include "lowcore.inc"
+start:  lghi  %r13,0x3000
+        larl  %r12,data
+        lghi  %r1,1
+        laa   %r8,%r1,0x700(%r13)          # ticket: a private STAP slot
+        sllg  %r8,%r8,3
+        la    %r8,0x780(%r8,%r13)
+        stap  0(%r8)
+        llgh  %r10,0(%r8)                  # CPU address
+        sllg  %r11,%r10,6
+        la    %r11,0(%r11,%r13)            # results
+        # This CPU's sample data: SDBTs at 0xF0000 + a * 0x4000, blocks from 0x1000000 +
+        # a * 0x800000; cleared in every mode (first-touch page faults in every config).
+        llilf %r3,0x1000000
+        sllg  %r1,%r10,23
+        agr   %r3,%r1
+        lgr   %r9,%r3                      # first block
+        llilf %r5,2044*16
+clr:    xc    0(256,%r3),0(%r3)
+        la    %r3,256(%r3)
+        brctg %r5,clr
+        lg    %r2,0xf00(%r13)              # mode
+        cghi  %r2,1
+        jne   nocount
+        lcctl allsets-data(%r12)
+        ipm   %r1
+        st    %r1,0x10(%r11)
+nocount: cghi %r2,2
+        jne   go
+        llilf %r3,0xF0000                  # this CPU's tables
+        sllg  %r1,%r10,14
+        agr   %r3,%r1
+        lgr   %r14,%r3                     # first table
+        lgr   %r4,%r9                      # next SDB
+        lghi  %r5,4
+tab:    lghi  %r6,511
+        lgr   %r7,%r3
+ent:    stg   %r4,0(%r7)
+        aghi  %r7,8
+        agfi  %r4,4096
+        brctg %r6,ent
+        lgr   %r8,%r3
+        agfi  %r8,4096                     # next table
+        cghi  %r5,1
+        jne   link
+        lgr   %r8,%r14                     # the last links back to the first
+link:   oill  %r8,1
+        stg   %r8,0(%r7)
+        agfi  %r3,4096
+        brctg %r5,tab
+        lghi  %r3,0x5000                   # request block of this CPU
+        sllg  %r1,%r10,6
+        agr   %r3,%r1
+        mvc   0(64,%r3),req-data(%r12)
+        mvc   8(8,%r3),0xf08(%r13)         # interval
+        stg   %r14,16(%r3)                 # TEAR
+        stg   %r9,24(%r3)                  # DEAR
+        lsctl 0(%r3)
+        ipm   %r1
+        st    %r1,0x10(%r11)
+go:     stap  0x20(%r11)                 # this CPU's data: 0x5400 + address * 16
+        llgh  %r1,0x20(%r11)
+        sllg  %r1,%r1,4
+        lghi  %r10,0x5400
+        agr   %r10,%r1
+        stck  0x30(%r11)
+        lghi  %r9,0                        # iterations
+outer:  llilf %r6,100000
+inner:  lg    %r1,0(%r10)
+        agr   %r1,%r6
+        stg   %r1,8(%r10)
+        ahi   %r1,3
+        nill  %r1,0xff
+        lgr   %r3,%r1
+        brctg %r6,inner
+        agfi  %r9,100000
+        stck  0x38(%r11)
+        lg    %r1,0x38(%r11)
+        sg    %r1,0x30(%r11)
+        clg   %r1,dur-data(%r12)
+        jl    outer
+        stg   %r9,0x00(%r11)
+        stg   %r1,0x08(%r11)
+        lghi  %r1,1
+        laa   %r2,%r1,0x70c(%r13)          # one more CPU done
+        lh    %r1,0x20(%r11)
+        ltr   %r1,%r1
+        jnz   idle
+9:      l     %r2,0x70c(%r13)
+        chi   %r2,4
+        jl    9b
+        DONE
+idle:   lpswe idlepsw-data(%r12)
+        .align 8
+data:
+allsets: .quad 0x00000000000F000F
+dur:    .quad 0x2EE000000                  # 3 s in TOD units (3,000,000 us << 12)
+idlepsw: .quad 0x0002000180000000, 0x1d1e
+req:    .quad 0x4000000000000202, 0, 0, 0
+        .quad 0, 0, 0, 0
