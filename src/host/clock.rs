@@ -50,7 +50,7 @@ pub struct SampleClock {
     /// and instruction count, at the last sample or at the start.
     base_ns: AtomicU64,
     base_instructions: AtomicU64,
-    /// The fraction of an instruction carried to the next sample's U (in 2^-64 units).
+    /// The fraction of an instruction carried to the next sample's U (in 2^-32 units).
     unique_carry: AtomicU64,
     /// Due samples put off because the CPU had not executed an instruction since the last.
     pub stalls: AtomicU64,
@@ -205,14 +205,16 @@ impl SampleClock {
     /// region of costly instructions shows its higher CPI and the whole run's sample CPI is
     /// the counters' CPI. U has 4 bits: at most 15.
     pub fn unique(&self, stretch: Stretch, speed: u32) -> u8 {
-        let cycles = (u128::from(stretch.ns) * u128::from(speed) / 1000).max(1);
-        let ipc = (u128::from(stretch.instructions) << 64) / cycles;
-        let acc = u128::from(self.unique_carry.load(Ordering::Relaxed)) + ipc;
-        let whole = (acc >> 64).min(15);
-        self.unique_carry.store(
-            (acc - (whole << 64)).min(u128::from(u64::MAX)) as u64,
-            Ordering::Relaxed,
-        );
+        // 64-bit arithmetic (this runs at every sample): a stretch is at most one maximum
+        // interval (a second) of CPU time, far below the limits.
+        let cycles = (stretch.ns.saturating_mul(u64::from(speed)) / 1000).max(1);
+        if stretch.instructions >= 1 << 32 {
+            return 15;
+        }
+        let ipc = (stretch.instructions << 32) / cycles;
+        let acc = self.unique_carry.load(Ordering::Relaxed).saturating_add(ipc);
+        let whole = (acc >> 32).min(15);
+        self.unique_carry.store(acc - (whole << 32), Ordering::Relaxed);
         whole as u8
     }
     /// The interval in CPU ns (0: not running).

@@ -50,7 +50,12 @@ pub fn stop() {
 
 /// Nanoseconds since the scheduler epoch.
 pub fn wall_ns() -> u64 {
-    rt().epoch.elapsed().as_nanos() as u64
+    wall_of(mono_ns())
+}
+
+/// The wall time (ns since the scheduler epoch) of a monotonic-clock reading.
+pub fn wall_of(mono: u64) -> u64 {
+    mono.saturating_sub(rt().epoch_mono_ns)
 }
 
 /// How often a CPU with a masked pending alert is looked at again.
@@ -90,6 +95,11 @@ pub fn wake_scheduler(r: &Runtime) {
 
 /// Work out when `cpu` next needs a tick and tell the scheduler.
 pub fn reschedule(cpu_no: u16, now_cpu_ns: u64) {
+    reschedule_at(cpu_no, now_cpu_ns, wall_ns());
+}
+
+/// [`reschedule`] with the wall time `wall` (the tick has just read the clock).
+pub fn reschedule_at(cpu_no: u16, now_cpu_ns: u64, wall: u64) {
     let Some(st) = cpu(cpu_no) else { return };
     let s = &st.schedule;
     let mut due = u64::MAX;
@@ -132,7 +142,6 @@ pub fn reschedule(cpu_no: u16, now_cpu_ns: u64) {
         if follow == u64::MAX { 0 } else { follow },
         Ordering::Relaxed,
     );
-    let wall = wall_ns();
     let mut deadline = if due == u64::MAX {
         u64::MAX
     } else {

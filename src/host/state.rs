@@ -12,7 +12,6 @@ use crate::host::run_cpu::RunCpu;
 use crate::host::schedule::TickSchedule;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::OnceLock;
-use std::time::Instant;
 
 /// CPUs the plugin keeps state for (Hercules 3.13 has at most MAX_CPU_ENGINES = 8 on amd64).
 pub const MAX_CPUS: usize = crate::host::glue::HCPUMF_MAX_CPU as usize;
@@ -37,7 +36,8 @@ pub struct CpuState {
 pub struct Runtime {
     pub cpus: Vec<CpuState>,
     pub groups: CoprocessorGroups,
-    pub epoch: Instant,
+    /// The monotonic clock (ns) at the plugin's start: wall times are counted from it.
+    pub epoch_mono_ns: u64,
     /// What the scheduler thread writes as it sleeps and wakes, on lines of its own: the
     /// CPUs' ticks read the fields around it.
     pub sched: Padded<SchedulerState>,
@@ -70,7 +70,7 @@ pub fn rt() -> &'static Runtime {
     RUNTIME.get_or_init(|| Runtime {
         cpus: (0..MAX_CPUS).map(|_| CpuState::default()).collect(),
         groups: CoprocessorGroups::new(),
-        epoch: Instant::now(),
+        epoch_mono_ns: crate::host::meter::mono_ns(),
         sched: Padded(SchedulerState::default()),
         sampler: std::sync::RwLock::new(None),
         stop: AtomicBool::new(false),

@@ -11,7 +11,7 @@ use crate::arch::cpu::CpuView;
 use crate::arch::model::CounterSets;
 use crate::arch::sampling::SamplingControls;
 use crate::host::meter::{bump, mono_ns, RawCounts};
-use crate::host::sampler::{host_core, reschedule, ARM_TRUST_NS};
+use crate::host::sampler::{host_core, reschedule_at, wall_of, ARM_TRUST_NS};
 use crate::host::services::tod_or_now;
 use crate::host::state::{self, CpuState};
 use crate::host::storage::HostStorage;
@@ -29,7 +29,8 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32
     if s.shared.core.load(Ordering::Relaxed) != core {
         s.shared.core.store(core, Ordering::Relaxed);
     }
-    let now_ns = cpu_time_now(st, raw);
+    let mono = mono_ns();
+    let now_ns = cpu_time_now(st, raw, mono);
     let now = st.meter.account(raw, now_ns, view.problem_state);
     // The samples carry the CPU's measurements at this point (the diagnostic entry's
     // instruction count and CPU time), as the counter instructions' view does. The glue
@@ -56,7 +57,7 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32
     }
     update_accounting(st, now_ns);
     let param = st.alerts.take_deliverable(view);
-    reschedule(view.cpu, now_ns);
+    reschedule_at(view.cpu, now_ns, wall_of(mono));
     param
 }
 
@@ -75,10 +76,9 @@ pub fn update_accounting(st: &CpuState, now_ns: u64) {
 /// since, which is short unless the host did not run the thread, and then the tick reads it
 /// itself). Never before the time the CPU's measurements are at: the samples' clocks see the
 /// time the measurements stored in the samples are at.
-fn cpu_time_now(st: &CpuState, raw: RawCounts) -> u64 {
+fn cpu_time_now(st: &CpuState, raw: RawCounts, mono: u64) -> u64 {
     let s = &st.schedule;
     let armed = s.shared.armed_cpu_ns.swap(0, Ordering::Acquire);
-    let mono = mono_ns();
     let since = mono.saturating_sub(s.shared.armed_mono_ns.load(Ordering::Relaxed));
     let now = if armed != 0 && since <= ARM_TRUST_NS {
         let n = armed + since;

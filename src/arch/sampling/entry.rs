@@ -291,6 +291,32 @@ pub fn diagnostic_entry_bytes(m: &MachineModel, view: &CpuView) -> Vec<u8> {
     Dsde::of_view(view).encode(usize::from(m.dsdes))
 }
 
+/// Bytes a data entry can have here: a BSDE and the emulator's DSDE (the model's DSDES is
+/// 64; larger ones are cut to fit).
+pub const MAX_ENTRY: usize = BSDE_SIZE + 128;
+
+/// A data entry as stored, built without a heap allocation (one is stored per sample).
+#[derive(Clone, Copy, Debug)]
+pub struct DataEntry {
+    bytes: [u8; MAX_ENTRY],
+    len: usize,
+}
+
+impl DataEntry {
+    fn push(&mut self, b: &[u8]) {
+        let n = b.len().min(MAX_ENTRY - self.len);
+        self.bytes[self.len..self.len + n].copy_from_slice(&b[..n]);
+        self.len += n;
+    }
+}
+
+impl std::ops::Deref for DataEntry {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
 /// The data entry the active functions store ("Data Entry"): a BSDE, a DSDE, or the
 /// combined-sampling data entry, a BSDE followed by a DSDE, stored as one piece.
 pub fn data_entry(
@@ -301,16 +327,19 @@ pub fn data_entry(
     diagnostic: bool,
     pp: u64,
     h: bool,
-) -> Vec<u8> {
-    let mut e = Vec::with_capacity(usize::from(m.bsdes) + usize::from(m.dsdes));
+) -> DataEntry {
+    let mut e = DataEntry {
+        bytes: [0; MAX_ENTRY],
+        len: 0,
+    };
     if basic {
         // Guest program parameter with H = 0, host program parameter with H = 1; the other
         // field zero (logical-partition level).
         let (gpp, hpp) = if h { (0, pp) } else { (pp, 0) };
-        e.extend_from_slice(&basic_entry_bytes(view, unique, gpp, hpp, h));
+        e.push(&basic_entry_bytes(view, unique, gpp, hpp, h));
     }
     if diagnostic {
-        e.extend_from_slice(&diagnostic_entry_bytes(m, view));
+        e.push(&diagnostic_entry_bytes(m, view));
     }
     e
 }
