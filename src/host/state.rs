@@ -68,7 +68,7 @@ static RUNTIME: OnceLock<Runtime> = OnceLock::new();
 /// The plugin state (created on first use).
 pub fn rt() -> &'static Runtime {
     RUNTIME.get_or_init(|| Runtime {
-        cpus: (0..MAX_CPUS).map(|_| CpuState::default()).collect(),
+        cpus: (0..engines()).map(|_| CpuState::default()).collect(),
         groups: CoprocessorGroups::new(),
         epoch_mono_ns: crate::host::meter::mono_ns(),
         sched: Padded(SchedulerState::default()),
@@ -76,6 +76,17 @@ pub fn rt() -> &'static Runtime {
         stop: AtomicBool::new(false),
         scheduler: std::sync::Mutex::new(None),
     })
+}
+
+/// CPUs Hercules can configure (its MAX_CPU_ENGINES, 8 in Debian's build), at most MAX_CPUS:
+/// the sampler looks at each of them at every wake-up.
+fn engines() -> usize {
+    crate::host::services::host()
+        .and_then(|h| h.max_cpu)
+        // SAFETY: the callback returns a compile-time constant of Hercules.
+        .map(|f| usize::from(unsafe { f() }) + 1)
+        .unwrap_or(MAX_CPUS)
+        .min(MAX_CPUS)
 }
 
 /// The state of CPU `cpu`, if the address is one the plugin keeps state for.
