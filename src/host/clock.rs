@@ -212,9 +212,13 @@ impl SampleClock {
             return 15;
         }
         let ipc = (stretch.instructions << 32) / cycles;
-        let acc = self.unique_carry.load(Ordering::Relaxed).saturating_add(ipc);
+        let acc = self
+            .unique_carry
+            .load(Ordering::Relaxed)
+            .saturating_add(ipc);
         let whole = (acc >> 32).min(15);
-        self.unique_carry.store(acc - (whole << 32), Ordering::Relaxed);
+        self.unique_carry
+            .store(acc - (whole << 32), Ordering::Relaxed);
         whole as u8
     }
     /// The interval in CPU ns (0: not running).
