@@ -50,6 +50,7 @@ pub fn reset_for_load() {
         s.shared.armed_cpu_ns.store(0, Ordering::Relaxed);
         s.private.stale_looks.store(0, Ordering::Relaxed);
         s.private.seen_cpu_ns.store(0, Ordering::Relaxed);
+        s.private.escalated.store(false, Ordering::Relaxed);
         st.run.reset();
     }
     r.groups.reset();

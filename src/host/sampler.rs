@@ -388,6 +388,7 @@ fn scan(r: &Runtime, now: u64) -> u64 {
         }
         let already = s.shared.armed.swap(true, Ordering::AcqRel);
         if !already {
+            s.private.escalated.store(false, Ordering::Relaxed);
             // Predicted: only the entries of the instructions the CPU is executing.
             // SAFETY: the glue arms under the CPU's lock and checks it is online.
             let ok = h
@@ -398,11 +399,12 @@ fn scan(r: &Runtime, now: u64) -> u64 {
                 // Offline CPU, or the previous arming not yet consumed.
                 s.shared.armed.store(false, Ordering::Release);
             }
-        } else if s.private.stale_looks.load(Ordering::Relaxed) == 0 && ran_since_armed(h, i, s) {
+        } else if !s.private.escalated.load(Ordering::Relaxed) && ran_since_armed(h, i, s) {
             // The CPU ran on without meeting a predicted entry: arm every entry, so that its
             // next instruction ticks. (A CPU that waits, is stopped or whose thread the host
             // did not run keeps the predicted arming.)
             if let Some(a) = h.arm {
+                s.private.escalated.store(true, Ordering::Relaxed);
                 bump(&s.private.escalations, 1);
                 // SAFETY: as above.
                 unsafe { a(i as u16, 1) };

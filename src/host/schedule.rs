@@ -40,6 +40,8 @@ pub struct SchedPrivate {
     pub stale_looks: AtomicU32,
     /// Predicted armings that had to become full ones (`hcpumf status`).
     pub escalations: AtomicU64,
+    /// The CPU's current arming is a full one already.
+    pub escalated: AtomicBool,
 }
 
 /// When a CPU next needs its tick.
