@@ -159,7 +159,14 @@ fn layer(m: &str) -> &str {
 }
 
 /// The HIS file formats the report tool reads: pure, below collection.
-const FORMATS: [&str; 5] = ["his::cnt", "his::map", "his::smp", "his::text", "his::time"];
+const FORMATS: [&str; 6] = [
+    "his::cnt",
+    "his::int",
+    "his::map",
+    "his::smp",
+    "his::text",
+    "his::time",
+];
 
 #[test]
 fn dependencies_point_one_way() {

@@ -3,7 +3,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`cnt`], [`smp`], [`map`] | the file formats `.CNT` (HIS019I text), `.SMP.cpu#` (4-KB sample-data blocks) and `.MAP`: writers and never-failing readers; pure, shared with the report tool |
+//! | [`cnt`], [`smp`], [`map`], [`int`] | the file formats `.CNT` (HIS019I text), `.SMP.cpu#` (4-KB sample-data blocks), `.MAP` and `.INT` (interval counters): writers and never-failing readers; pure, shared with the report tool |
 //! | [`text`], [`time`] | reading text files with byte offsets; UTC calendar time |
 //! | [`options`] | the keywords of `hcpumf his begin` (z/OS `F HIS,BEGIN`) |
 //! | [`run`] | a run's life cycle: BEGIN, the timer, END, STATUS |
@@ -18,6 +18,7 @@
 pub mod cnt;
 pub mod counters;
 pub mod files;
+pub mod int;
 pub mod map;
 pub mod mvs;
 pub mod options;
