@@ -8,6 +8,7 @@
 //! | [`options`] | the keywords of `hcpumf his begin` (z/OS `F HIS,BEGIN`) |
 //! | [`run`] | a run's life cycle: BEGIN, the timer, END, STATUS |
 //! | [`counters`] | the run's counter deltas from the plugin's meters, and the .CNT text of them |
+//! | [`intervals`] | SMFINTVAL: the counters every N seconds into the .INT file |
 //! | [`files`] | file names and the .CNT/.MAP space reserved at BEGIN |
 //! | [`writer`] | the writer thread of the `.SMP` files |
 //! | [`mvs`] | MVS awareness: the guest program parameter and the .MAP from MVS 3.8J's control blocks |
@@ -19,6 +20,7 @@ pub mod cnt;
 pub mod counters;
 pub mod files;
 pub mod int;
+pub mod intervals;
 pub mod map;
 pub mod mvs;
 pub mod options;
