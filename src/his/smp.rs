@@ -137,19 +137,16 @@ pub fn scan_block_with<V: Visitor>(block: &[u8], base: u64, sum: &mut ScanSummar
     v.block(&t, base);
     let data = &block[..TRAILER];
     let mut off = 0usize;
-    while off + 2 <= TRAILER {
-        let def = u16::from_be_bytes([data[off], data[off + 1]]);
-        match def {
-            0 => break,
-            0x0001 => {
-                // One bounds check for the entry; the fields are then fixed offsets.
-                let Some(e) = data
-                    .get(off..off + 32)
-                    .and_then(|e| <&[u8; 32]>::try_from(e).ok())
-                else {
-                    sum.problem(base + off as u64, "basic entry overlaps the trailer".into());
-                    break;
-                };
+    // Did a basic entry just end at `off` (a diagnostic entry there makes a combined one)?
+    let mut after_basic = false;
+    loop {
+        // Runs of basic entries (and combined ones): one bounds check per entry, the fields
+        // at fixed offsets.
+        while let Some(e) = data
+            .get(off..off + 32)
+            .and_then(|e| <&[u8; 32]>::try_from(e).ok())
+        {
+            if e[0] == 0 && e[1] == 1 {
                 let be64 = |k: usize| {
                     u64::from_be_bytes([
                         e[k],
@@ -176,11 +173,29 @@ pub fn scan_block_with<V: Visitor>(block: &[u8], base: u64, sum: &mut ScanSummar
                 sum.samples += u64::from(!s.invalid);
                 v.sample(&s);
                 off += 32;
-                // A diagnostic entry may follow (combined entry).
-                if dsdes > 0 && data.get(off..off + 2).is_some_and(|b| b[0] & 0x80 != 0) {
-                    sum.diagnostic += 1;
-                    off += dsdes;
-                }
+                after_basic = true;
+            } else if after_basic && dsdes > 0 && e[0] & 0x80 != 0 {
+                // The diagnostic entry of a combined entry.
+                sum.diagnostic += 1;
+                off += dsdes;
+                after_basic = false;
+            } else {
+                break;
+            }
+        }
+        if off + 2 > TRAILER {
+            break;
+        }
+        let def = u16::from_be_bytes([data[off], data[off + 1]]);
+        match def {
+            0 => break,
+            _ if after_basic && dsdes > 0 && def & 0x8000 != 0 => {
+                sum.diagnostic += 1;
+                off += dsdes;
+            }
+            0x0001 => {
+                sum.problem(base + off as u64, "basic entry overlaps the trailer".into());
+                break;
             }
             d if d >= 0x8001 && dsdes > 0 => {
                 sum.diagnostic += 1;
@@ -194,6 +209,7 @@ pub fn scan_block_with<V: Visitor>(block: &[u8], base: u64, sum: &mut ScanSummar
                 break;
             }
         }
+        after_basic = false;
     }
     v.block_end();
 }
@@ -362,5 +378,64 @@ mod tests {
         assert!(first_and_last(std::io::Cursor::new(&file[..100]))
             .unwrap()
             .is_none());
+    }
+
+    /// Combined entries (a basic entry and its diagnostic entry, DSDES bytes) and lone
+    /// diagnostic entries are stepped over; the samples between them are all seen.
+    #[test]
+    fn combined_and_diagnostic_entries() {
+        let mut b = make_block(&[], true, 0, 9);
+        let basic = |b: &mut Vec<u8>, off: usize, ia: u8| {
+            b[off + 1] = 1;
+            b[off + 15] = ia;
+        };
+        // 0: basic + diagnostic (combined, 64 bytes), 96: basic, 128: a lone diagnostic
+        // entry (8001), 192: basic + diagnostic 8000 (combined), 288: basic.
+        basic(&mut b, 0, 1);
+        b[32] = 0x80;
+        b[33] = 0x05;
+        basic(&mut b, 96, 2);
+        b[128] = 0x80;
+        b[129] = 0x01;
+        basic(&mut b, 192, 3);
+        b[224] = 0x80;
+        basic(&mut b, 288, 4);
+        let mut seen = Vec::new();
+        let sum = scan(&b[..], &mut |s| seen.push(s.ia)).unwrap();
+        assert_eq!(seen, [1, 2, 3, 4]);
+        assert_eq!(sum.diagnostic, 3);
+        assert!(sum.problems.is_empty(), "{:?}", sum.problems);
+        // 8000 after a basic entry is its diagnostic entry; after a diagnostic entry it is
+        // no entry at all.
+        b[320] = 0x80;
+        b[321] = 0x01;
+        b[384] = 0x80;
+        let sum = scan(&b[..], &mut |_| {}).unwrap();
+        assert_eq!(sum.diagnostic, 4);
+        assert_eq!(sum.problems[0].offset, 384);
+        assert!(sum.problems[0].what.contains("8000"));
+        // A basic entry cut by the trailer.
+        let mut c = make_block(&[], true, 0, 9);
+        c[TRAILER - 16 + 1] = 1;
+        let sum = scan(&c[..], &mut |_| {}).unwrap();
+        assert!(
+            sum.problems.is_empty(),
+            "zeros before it end the block: {:?}",
+            sum.problems
+        );
+        // With 48-byte diagnostic entries: basic + diagnostic, then 123 basic entries to
+        // 4016, where one more would overlap the trailer.
+        let mut c = make_block(&[], true, 0, 9);
+        c[TRAILER + 6..TRAILER + 8].copy_from_slice(&48u16.to_be_bytes());
+        basic(&mut c, 0, 1);
+        c[32] = 0x80;
+        c[33] = 0x01;
+        for k in 0..124 {
+            basic(&mut c, 80 + 32 * k, 2);
+        }
+        let sum = scan(&c[..], &mut |_| {}).unwrap();
+        assert_eq!((sum.samples, sum.diagnostic), (124, 1));
+        assert_eq!(sum.problems[0].offset, 4016);
+        assert!(sum.problems[0].what.contains("overlaps the trailer"));
     }
 }

@@ -126,7 +126,7 @@ pub struct Addresses {
     pub entries: Vec<(Key, Count)>,
     /// Recently seen keys of the CPU `cached` and their entries (most samples hit here, not
     /// the hash map).
-    cache: Vec<[Slot; 2]>,
+    cache: Box<[[Slot; 2]; SETS]>,
     cached: Tag,
     /// All valid samples kept.
     pub total: Count,
@@ -139,7 +139,7 @@ impl Default for Addresses {
         Addresses {
             index: Fast::default(),
             entries: Vec::new(),
-            cache: vec![[EMPTY; 2]; SETS],
+            cache: Box::new([[EMPTY; 2]; SETS]),
             cached: Tag::of_cpu(0),
             total: Count::default(),
             invalid: 0,
