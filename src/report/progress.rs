@@ -13,6 +13,8 @@ pub struct Progress {
     done: u64,
     started: Instant,
     last: Option<Instant>,
+    /// Characters of the bar last drawn.
+    drawn: usize,
 }
 
 impl Progress {
@@ -25,6 +27,7 @@ impl Progress {
             done: 0,
             started: Instant::now(),
             last: None,
+            drawn: 0,
         })
     }
 
@@ -45,6 +48,7 @@ impl Progress {
             self.started.elapsed().as_secs_f64(),
             30,
         );
+        self.drawn = line.chars().count();
         let mut e = std::io::stderr().lock();
         let _ = write!(e, "\r{line}");
         let _ = e.flush();
@@ -52,10 +56,11 @@ impl Progress {
 
     /// Clear the bar's line.
     pub fn finish(&mut self) {
-        if self.last.is_some() {
+        if self.drawn > 0 {
             let mut e = std::io::stderr().lock();
-            let _ = write!(e, "\r{:72}\r", "");
+            let _ = write!(e, "\r{:w$}\r", "", w = self.drawn);
             let _ = e.flush();
+            self.drawn = 0;
         }
     }
 }
