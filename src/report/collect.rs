@@ -74,6 +74,8 @@ trait Sink {
     fn block(&mut self, t: &smp::Trailer);
     fn sample(&mut self, i: usize, addrs: &Addresses);
     fn block_end(&mut self);
+    /// The file is done.
+    fn end(&mut self);
 }
 
 impl Sink for () {
@@ -83,6 +85,7 @@ impl Sink for () {
     fn sample(&mut self, _: usize, _: &Addresses) {}
     #[inline]
     fn block_end(&mut self) {}
+    fn end(&mut self) {}
 }
 
 /// The timeline of a run, a file's cursor in it, and what classifies new entries.
@@ -97,6 +100,9 @@ impl Sink for Timed<'_> {
     #[inline]
     fn block(&mut self, t: &smp::Trailer) {
         self.cursor.block(self.timeline, t);
+    }
+    fn end(&mut self) {
+        self.cursor.finish(self.timeline);
     }
     #[inline]
     fn sample(&mut self, i: usize, addrs: &Addresses) {
@@ -139,6 +145,16 @@ impl<P: Pass, S: Sink> smp::Visitor for Stream<'_, P, S> {
     }
 }
 
+/// Scan one file through a stream, then end its sink.
+fn scan_stream<R: std::io::Read, P: Pass, S: Sink>(
+    r: R,
+    mut st: Stream<'_, P, S>,
+) -> std::io::Result<smp::ScanSummary> {
+    let sum = smp::scan_with(r, &mut st);
+    st.sink.end();
+    sum
+}
+
 /// Scan one file into `addrs` (and the timeline).
 fn scan_file<R: std::io::Read>(
     r: R,
@@ -147,33 +163,33 @@ fn scan_file<R: std::io::Read>(
     timed: Option<Timed<'_>>,
 ) -> std::io::Result<smp::ScanSummary> {
     match (filter, timed) {
-        (None, None) => smp::scan_with(
+        (None, None) => scan_stream(
             r,
-            &mut Stream {
+            Stream {
                 addrs,
                 pass: All,
                 sink: (),
             },
         ),
-        (Some(f), None) => smp::scan_with(
+        (Some(f), None) => scan_stream(
             r,
-            &mut Stream {
+            Stream {
                 addrs,
                 pass: f,
                 sink: (),
             },
         ),
-        (None, Some(t)) => smp::scan_with(
+        (None, Some(t)) => scan_stream(
             r,
-            &mut Stream {
+            Stream {
                 addrs,
                 pass: All,
                 sink: t,
             },
         ),
-        (Some(f), Some(t)) => smp::scan_with(
+        (Some(f), Some(t)) => scan_stream(
             r,
-            &mut Stream {
+            Stream {
                 addrs,
                 pass: f,
                 sink: t,

@@ -152,15 +152,17 @@ impl Timeline {
 
     /// Count `n` samples of the groups `g` (packed as in `entry`) in bucket `b` of series `s`.
     fn count(&mut self, s: usize, g: u32, b: usize, n: u64) {
-        let series = &mut self.series[s];
-        for (kind, group) in [(0, g & 0xFFFF), (1, g >> 16)] {
-            let rows = &mut series.counts[kind];
-            let group = group as usize;
-            if rows.len() <= group {
-                rows.resize(self.groups[kind].names.len().max(group + 1), [0; BUCKETS]);
-            }
-            rows[group][b] += n;
+        self.count_kind(s, 0, (g & 0xFFFF) as usize, b, n);
+        self.count_kind(s, 1, (g >> 16) as usize, b, n);
+    }
+
+    /// Count `n` samples of group `group` of a kind in bucket `b` of series `s`.
+    fn count_kind(&mut self, s: usize, kind: usize, group: usize, b: usize, n: u64) {
+        let rows = &mut self.series[s].counts[kind];
+        if rows.len() <= group {
+            rows.resize(self.groups[kind].names.len().max(group + 1), [0; BUCKETS]);
         }
+        rows[group][b] += n;
     }
 
     /// The names of a kind's groups (index 0: "other").
@@ -208,8 +210,9 @@ impl Timeline {
 
 /// A CPU file's place in the timeline while it streams: its series, the previous block's
 /// timestamp and the current block. A block within one time bucket (nearly all) is counted as
-/// its samples come, in runs of the same groups; one that spans buckets is kept (126 entries
-/// at most) until its end, when the number of its samples is known.
+/// its samples come, in runs of the same groups, into per-group counts of the bucket that
+/// go to the series when the bucket changes; a block that spans buckets is kept (126
+/// entries at most) until its end, when the number of its samples is known.
 pub struct Cursor {
     series: usize,
     prev: u64,
@@ -219,6 +222,9 @@ pub struct Cursor {
     bucket: Option<usize>,
     run: (u32, u64),
     block: Vec<u32>,
+    /// Samples per module and job group (ids below MAX_GROUPS) of the bucket `pending_at`.
+    pending: Box<[[u64; MAX_GROUPS]; 2]>,
+    pending_at: Option<usize>,
 }
 
 impl Cursor {
@@ -231,11 +237,37 @@ impl Cursor {
             bucket: None,
             run: (0, 0),
             block: Vec::with_capacity(128),
+            pending: Box::new([[0; MAX_GROUPS]; 2]),
+            pending_at: None,
+        }
+    }
+
+    /// The pending counts to the series.
+    fn flush(&mut self, t: &mut Timeline) {
+        let Some(b) = self.pending_at.take() else {
+            return;
+        };
+        for kind in 0..2 {
+            for g in 0..MAX_GROUPS {
+                let n = std::mem::take(&mut self.pending[kind][g]);
+                if n > 0 {
+                    t.count_kind(self.series, kind, g, b, n);
+                }
+            }
         }
     }
 
     #[inline]
-    pub fn block(&mut self, t: &Timeline, trailer: &Trailer) {
+    fn end_run(&mut self) {
+        let (g, n) = self.run;
+        if n > 0 {
+            self.pending[0][g as usize % MAX_GROUPS] += n;
+            self.pending[1][(g >> 16) as usize % MAX_GROUPS] += n;
+        }
+    }
+
+    #[inline]
+    pub fn block(&mut self, t: &mut Timeline, trailer: &Trailer) {
         self.block.clear();
         self.tod = trailer.tod;
         // A timestamp before the previous one (damaged, or a file of another run) is a
@@ -247,6 +279,10 @@ impl Cursor {
         };
         let (b0, b1) = (bucket(t.t0, t.t1, self.from), bucket(t.t0, t.t1, self.tod));
         self.bucket = (b0 == b1).then_some(b0);
+        if self.bucket.is_some() && self.pending_at != self.bucket {
+            self.flush(t);
+            self.pending_at = self.bucket;
+        }
         self.run = (0, 0);
     }
 
@@ -261,42 +297,39 @@ impl Cursor {
         bucket: u64,
     ) {
         let g = t.groups_of(i, entries, m, bucket);
-        match self.bucket {
-            Some(b) => {
-                if self.run.0 == g {
-                    self.run.1 += 1;
-                } else {
-                    if self.run.1 > 0 {
-                        t.count(self.series, self.run.0, b, self.run.1);
-                    }
-                    self.run = (g, 1);
-                }
+        if self.bucket.is_some() {
+            if self.run.0 == g {
+                self.run.1 += 1;
+            } else {
+                self.end_run();
+                self.run = (g, 1);
             }
-            None => self.block.push(g),
+        } else {
+            self.block.push(g);
         }
     }
 
     #[inline]
     pub fn block_end(&mut self, t: &mut Timeline) {
-        match self.bucket {
-            Some(b) => {
-                if self.run.1 > 0 {
-                    t.count(self.series, self.run.0, b, self.run.1);
-                }
-            }
-            None => {
-                // Spread over the block's time: sample k of n at from + (k + 1/2) / n.
-                let n = self.block.len() as u128;
-                let span = u128::from(self.tod - self.from);
-                for (k, &g) in self.block.iter().enumerate() {
-                    let at = self.from + (span * (2 * k as u128 + 1) / (2 * n)) as u64;
-                    t.count(self.series, g, bucket(t.t0, t.t1, at), 1);
-                }
+        if self.bucket.is_some() {
+            self.end_run();
+        } else {
+            // Spread over the block's time: sample k of n at from + (k + 1/2) / n.
+            let n = self.block.len() as u128;
+            let span = u128::from(self.tod - self.from);
+            for (k, &g) in self.block.iter().enumerate() {
+                let at = self.from + (span * (2 * k as u128 + 1) / (2 * n)) as u64;
+                t.count(self.series, g, bucket(t.t0, t.t1, at), 1);
             }
         }
         self.prev = self.tod;
         self.run = (0, 0);
         self.block.clear();
+    }
+
+    /// The file is done: its pending counts to the series.
+    pub fn finish(&mut self, t: &mut Timeline) {
+        self.flush(t);
     }
 }
 
@@ -325,7 +358,7 @@ mod tests {
         };
         // Block 1: 10 samples from t0 to t0 + 10 buckets: one per bucket.
         c.block(
-            &t,
+            &mut t,
             &Trailer {
                 tod: t0 + 10_000,
                 ..Default::default()
@@ -338,7 +371,7 @@ mod tests {
         c.block_end(&mut t);
         // Block 2: 4 samples within bucket 10.
         c.block(
-            &t,
+            &mut t,
             &Trailer {
                 tod: t0 + 10_500,
                 ..Default::default()
@@ -349,6 +382,7 @@ mod tests {
             c.sample(&mut t, i, &a.entries, &m, 4096);
         }
         c.block_end(&mut t);
+        c.finish(&mut t);
         let top = t.top(Kind::Module, 5);
         let names: Vec<&str> = top
             .iter()
