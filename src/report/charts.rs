@@ -172,6 +172,12 @@ pub fn lines(title: &str, unit: &str, lines: &[Line], y_floor_max: f64) -> Strin
         .flat_map(|l| l.points.iter().map(|p| p.1))
         .filter(|v| v.is_finite())
         .fold(y_floor_max, f64::max);
+    // A share a little over its whole (interval lengths jitter) keeps the whole's axis.
+    let ymax = if ymax <= y_floor_max * 1.05 {
+        y_floor_max
+    } else {
+        ymax
+    };
     let yst = step(ymax, 4.0);
     let ytop = (ymax / yst).ceil().max(1.0) * yst;
     let x = |s: f64| left + s / xmax * width;
