@@ -2,7 +2,8 @@
 # The main job: set up a fresh machine, build the plugin, run the bundled guest workload
 # (tests/guest/demo_workload.s: HOTLOOP 50% problem state, WARMLOOP 30% supervisor state,
 # COOLLOOP 20% problem state) under Hercules with the plugin, collect counters and samples
-# with `hcpumf his begin ... / hcpumf his end`, and print the report.
+# with `hcpumf his begin ... / hcpumf his end` (counters every second too: SMFINTVAL=1), print
+# the report and write it as one HTML page, report.html, beside the files.
 #   scripts/demo.sh [OUTPUT-DIR]        (default: ./demo-output)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,7 +30,7 @@ ldmod $root/target/release/libhcpumf.so
 CNF
 cat > "$work/demo.rc" <<RC
 loadcore $work/w.bin 0
-hcpumf his begin ctrset=(b,p) sampfreq=800000 map=yes mvs=yes path=$out title='hcpumf demo'
+hcpumf his begin ctrset=(b,p) sampfreq=800000 smfintval=1 map=yes mvs=yes path=$out title='hcpumf demo'
 hao tgt HHCCP011I CPU0000
 hao cmd script $work/end.rc
 restart
@@ -44,6 +45,7 @@ if ! ls "$out"/SYSHIS*.SMP.* >/dev/null 2>&1; then
   exit 1
 fi
 echo "== report (hcpumf-report $out)"
-target/release/hcpumf-report --top 10 --svg "$out/report.svg" "$out"
+target/release/hcpumf-report --top 10 --svg "$out/report.svg" --html "$out/report.html" "$out"
 echo "== files in $out:"
 ls -la "$out"
+echo "== the report as a page: $out/report.html (open it in a browser: file://$out/report.html)"

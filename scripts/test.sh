@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The project's whole test suite, runnable on a fresh Debian bookworm machine:
 # set-up (packages, Hercules source), formatting and lint, the unit tests, and the scripted
-# Hercules runs with assembler guests against the plugin.
+# Hercules runs with assembler guests against the plugin, and the report's HTML page in
+# headless Chromium (scripts/setup-browser.sh installs it; HCPUMF_BROWSER_TESTS=0: not).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 bash scripts/setup.sh
+bash scripts/setup-browser.sh
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"

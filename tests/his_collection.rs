@@ -3,7 +3,7 @@
 //! layouts), MVS awareness names the job and modules, and the report tool reads them back.
 mod common;
 use common::*;
-use hcpumf::his::{cnt, map, smp};
+use hcpumf::his::{cnt, int, map, smp};
 use std::path::Path;
 
 #[test]
@@ -11,7 +11,7 @@ fn collection_files_match_the_workload() {
     let out_dir = scratch("his-out");
     let cfg = Config {
         before: vec![format!(
-            "hcpumf his begin ctrset=(b,p) sampfreq=800000 map=yes mvs=yes path={}",
+            "hcpumf his begin ctrset=(b,p) sampfreq=800000 smfintval=1 map=yes mvs=yes path={}",
             out_dir.display()
         )],
         after: vec!["hcpumf his end".into()],
@@ -81,6 +81,33 @@ fn collection_files_match_the_workload() {
     let prb = v[&33] as f64 / instr;
     assert!((prb - 0.7).abs() < 0.02, "problem-state share {prb}");
 
+    // .INT (SMFINTVAL=1): an interval a second, adding up to the .CNT's deltas (instructions
+    // exactly; cycles, converted from CPU time per interval, to within one per interval).
+    let i = int::parse(&std::fs::read_to_string(&files(&out_dir, ".INT")[0]).expect("int"));
+    assert!(i.problems.is_empty(), "{:?}", i.problems);
+    assert_eq!((i.interval_secs, i.cpu_speed), (Some(1), Some(4404)));
+    assert_eq!(i.counters, [0, 1, 32, 33]);
+    assert_eq!(i.start_tod, c.start_tod);
+    assert!(i.rows.len() >= 2, "{:?}", i.rows);
+    assert!(i.rows.iter().all(|r| r.cpu == 0));
+    assert_eq!(i.rows.last().map(|r| r.end_tod), c.end_tod);
+    for w in i.rows.windows(2) {
+        assert!(w[0].seconds < w[1].seconds && w[0].end_tod < w[1].end_tod);
+    }
+    for (k, n) in [(1u16, 1u16), (33, 33), (0, 0), (32, 32)] {
+        let sum: u64 = i.rows.iter().map(|r| i.value(r, k).unwrap_or(0)).sum();
+        let whole = v[&n];
+        if k == 1 || k == 33 {
+            assert_eq!(sum, whole, "counter {k}");
+        } else {
+            assert!(
+                whole - sum <= i.rows.len() as u64,
+                "counter {k}: {sum} of {whole}"
+            );
+        }
+    }
+    assert!(out.said("counters every 1 s"), "{}", out.log);
+
     // .MAP: the job and the three modules from the guest's control blocks.
     let m = map::parse(&std::fs::read_to_string(&files(&out_dir, ".MAP")[0]).expect("map"));
     assert_eq!(m.jobs.get(&0x21).map(String::as_str), Some("DEMOJOB"));
@@ -130,18 +157,35 @@ fn collection_files_match_the_workload() {
         ]
     );
 
-    // The report tool reads the run back.
+    // The report tool reads the run back, and writes its page.
+    let page = out_dir.join("report.html");
     let rep = std::process::Command::new(env!("CARGO_BIN_EXE_hcpumf-report"))
+        .arg("--html")
+        .arg(&page)
         .arg(&out_dir)
         .output()
         .expect("hcpumf-report");
-    assert!(rep.status.success());
+    assert!(
+        rep.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rep.stderr)
+    );
+    let html = std::fs::read_to_string(&page).expect("page");
+    assert!(html.contains("HOTLOOP") && html.contains("class='timeline'"));
+    assert!(
+        html.contains("CPI (cycles per instruction)"),
+        "the intervals' charts"
+    );
+    // The hottest row is HOTLOOP, DEMOJOB's program (its private area: PASN 0021).
     let text = String::from_utf8_lossy(&rep.stdout);
     let first = text
         .lines()
-        .find(|l| l.contains("DEMOJOB"))
+        .find(|l| l.contains("<NoCSECT>"))
         .expect("hot-spot rows");
-    assert!(first.contains("HOTLOOP"), "{text}");
+    assert!(
+        first.contains("HOTLOOP") && first.contains(" 0021 DEMOJOB "),
+        "{text}"
+    );
     assert!(text.contains("PRBSTATE"), "{text}");
 }
 

@@ -1,5 +1,6 @@
-//! hcpumf-report: reads HIS files (.SMP.n, .CNT, .MAP from hcpumf or z/OS HIS) and prints the
-//! hot-spot table, counter metrics and damaged-input summary.
+//! hcpumf-report: reads HIS files (.SMP.n, .CNT, .MAP from hcpumf or z/OS HIS, .INT from
+//! hcpumf) and prints the hot-spot table, counter metrics and damaged-input summary; writes an
+//! HTML page, the folded stacks and a JSON summary on request.
 
 use hcpumf::his::smp;
 use hcpumf::report::{find_files, report, Options};
@@ -7,7 +8,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 const USAGE: &str = "usage: hcpumf-report [options] FILE|DIR...
-  FILE: SYSHIS*.SMP.n, SYSHIS*.CNT, SYSHIS*.MAP; DIR: every SYSHIS* file in it
+  FILE: SYSHIS*.SMP.n, SYSHIS*.CNT, SYSHIS*.MAP, SYSHIS*.INT; DIR: every SYSHIS* file in it
   --top N            rows of the hot-spot table (default 20)
   --asid HHHH        only samples of this address space (hex)
   --state problem|supervisor
@@ -16,6 +17,10 @@ const USAGE: &str = "usage: hcpumf-report [options] FILE|DIR...
   --bucket N         address bucket size for code outside the map's modules (default 4096)
   --hot N            hottest instruction addresses listed under each row (default 3, 0: none)
   --svg FILE         also draw the picture as SVG
+  --html FILE        also write one self-contained HTML page: hot spots (sortable, filterable),
+                     flame graph, timeline per CPU, counter metrics and intervals
+  --folded FILE      also write the samples as folded stacks (state;job;module;csect;bucket n)
+  --json FILE        also write a JSON summary (rows, totals, counter metrics, intervals)
   --generate-bench FILE MB   write a synthetic .SMP file (benchmark input)
 exit status: 0 report made, 1 report made but some input is damaged (listed on stderr with
 its file offset), 2 no report (bad options, no files, unreadable file)";
@@ -65,6 +70,9 @@ fn parse(args: &[String]) -> Result<(Options, Vec<PathBuf>), String> {
                     .map_err(|_| "--hot needs a number".to_string())?
             }
             "--svg" => o.svg = Some(PathBuf::from(val()?)),
+            "--html" => o.html = Some(PathBuf::from(val()?)),
+            "--folded" => o.folded = Some(PathBuf::from(val()?)),
+            "--json" => o.json = Some(PathBuf::from(val()?)),
             "-h" | "--help" => return Err(String::new()),
             s if s.starts_with('-') => return Err(format!("unknown option {s}")),
             f => files.push(PathBuf::from(f)),
@@ -88,8 +96,12 @@ fn generate(path: &str, mb: &str) -> Result<(), String> {
             ..Default::default()
         })
         .collect();
-    let block = smp::make_block(&samples, true, 0, 0);
-    for _ in 0..mb * 256 {
+    // Timestamps as a run at 13,333 samples/s would have them: a block every 9.45 ms.
+    let mut block = smp::make_block(&samples, true, 0, 0);
+    let (start, per_block) = (0xDA00_0000_0000_0000u64, 9450u64 * 4096);
+    for i in 0..mb * 256 {
+        let tod = start + (i + 1) * per_block;
+        block[smp::TRAILER + 17..smp::TRAILER + 25].copy_from_slice(&tod.to_be_bytes());
         f.write_all(&block).map_err(|e| e.to_string())?;
     }
     f.flush().map_err(|e| e.to_string())

@@ -1,9 +1,11 @@
 //! The counters of a run: per-CPU snapshots of what the counter sets would show, taken from
-//! the plugin's meters at BEGIN and END (the guest's LCCTL, SCCTR and resets do not change
-//! them), and the `.CNT` text of their deltas.
+//! the plugin's meters at BEGIN, at each SMFINTVAL interval and at END (the guest's LCCTL,
+//! SCCTR and resets do not change them), the `.CNT` text of their deltas and the `.INT` lines
+//! of an interval's.
 
 use crate::arch::model::{CounterSet, CounterSets, MachineModel};
 use crate::his::cnt::{render, CntRun};
+use crate::his::int::IntRow;
 use crate::host::model;
 use crate::host::services::cpu_online;
 use crate::host::state::{rt, CpuState};
@@ -104,7 +106,71 @@ impl RunCounters {
         self.begin.iter().filter(|b| b.is_some()).count()
     }
 
-    /// The `.CNT` text at the end of the run.
+    /// Snapshots now of the CPUs the run covers (by CPU address, as `begin`).
+    pub fn snaps_now(&self) -> Vec<Option<Snap>> {
+        rt().cpus
+            .iter()
+            .enumerate()
+            .map(|(i, st)| self.begin.get(i).copied().flatten().map(|_| Snap::of(st)))
+            .collect()
+    }
+
+    /// The counter numbers of a .INT line's values: those the emulator counts of the run's
+    /// sets (cycles and instructions of the basic and problem-state sets, every crypto
+    /// counter).
+    pub fn interval_counters(&self) -> Vec<u16> {
+        let m = model::current();
+        let mut v = Vec::new();
+        for set in SETS {
+            if !self.sets.contains(set.bit()) {
+                continue;
+            }
+            let n = match set {
+                CounterSet::Basic | CounterSet::ProblemState => 2,
+                CounterSet::CryptoActivity => m.set_size(set),
+                _ => 0,
+            };
+            v.extend((0..n.min(m.set_size(set))).map(|k| set.first_counter() + k));
+        }
+        v
+    }
+
+    /// The .INT rows of one interval, from the snapshots `from` to `to` taken at TOD `tod`.
+    pub fn interval_rows(
+        &self,
+        from: &[Option<Snap>],
+        to: &[Option<Snap>],
+        tod: u64,
+    ) -> Vec<IntRow> {
+        let m = model::current();
+        let seconds = tod.saturating_sub(self.start_tod) as f64 / 4096e6;
+        let mut rows = Vec::new();
+        for (i, (a, b)) in from.iter().zip(to).enumerate() {
+            let (Some(a), Some(b)) = (a, b) else { continue };
+            let mut values = Vec::new();
+            for set in SETS {
+                if !self.sets.contains(set.bit()) {
+                    continue;
+                }
+                let d = b.delta(a, set, m);
+                let n = match set {
+                    CounterSet::Basic | CounterSet::ProblemState => 2,
+                    CounterSet::CryptoActivity => d.len(),
+                    _ => 0,
+                };
+                values.extend(d.into_iter().take(n));
+            }
+            rows.push(IntRow {
+                end_tod: tod,
+                seconds,
+                cpu: i as u16,
+                values,
+            });
+        }
+        rows
+    }
+
+    /// The `.CNT` text at the end of the run, from the snapshots `ends` (by CPU address).
     pub fn cnt_text(
         &self,
         file_name: &str,
@@ -112,14 +178,15 @@ impl RunCounters {
         title: &str,
         end: (SystemTime, u64),
         lost_samples: u64,
+        ends: &[Option<Snap>],
     ) -> String {
         let m = model::current();
         let mut cpus = Vec::new();
-        for (i, st) in rt().cpus.iter().enumerate() {
+        for (i, e) in ends.iter().enumerate() {
             let Some(b) = self.begin.get(i).copied().flatten() else {
                 continue;
             };
-            let e = Snap::of(st);
+            let Some(e) = *e else { continue };
             let values = SETS
                 .iter()
                 .filter(|s| self.sets.contains(s.bit()))

@@ -3,11 +3,12 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`cnt`], [`smp`], [`map`] | the file formats `.CNT` (HIS019I text), `.SMP.cpu#` (4-KB sample-data blocks) and `.MAP`: writers and never-failing readers; pure, shared with the report tool |
+//! | [`cnt`], [`smp`], [`map`], [`int`] | the file formats `.CNT` (HIS019I text), `.SMP.cpu#` (4-KB sample-data blocks), `.MAP` and `.INT` (interval counters): writers and never-failing readers; pure, shared with the report tool |
 //! | [`text`], [`time`] | reading text files with byte offsets; UTC calendar time |
 //! | [`options`] | the keywords of `hcpumf his begin` (z/OS `F HIS,BEGIN`) |
 //! | [`run`] | a run's life cycle: BEGIN, the timer, END, STATUS |
 //! | [`counters`] | the run's counter deltas from the plugin's meters, and the .CNT text of them |
+//! | [`intervals`] | SMFINTVAL: the counters every N seconds into the .INT file |
 //! | [`files`] | file names and the .CNT/.MAP space reserved at BEGIN |
 //! | [`writer`] | the writer thread of the `.SMP` files |
 //! | [`mvs`] | MVS awareness: the guest program parameter and the .MAP from MVS 3.8J's control blocks |
@@ -18,6 +19,8 @@
 pub mod cnt;
 pub mod counters;
 pub mod files;
+pub mod int;
+pub mod intervals;
 pub mod map;
 pub mod mvs;
 pub mod options;

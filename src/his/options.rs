@@ -24,7 +24,8 @@ HHCMF040I hcpumf his: hardware event data collection from the host side
       maponly             write just the .MAP, now
       map=yes|no          write a .MAP of every address space (default no)
       mvs=yes|no          fill the guest program parameter from MVS PSA/ASCB (default no)
-      (DDNAME, SMFINTVAL, STATECHANGE are z/OS-only and refused)
+      smfintval=N         also record the counters every N seconds (1..3600) in a .INT file
+      (DDNAME and STATECHANGE are z/OS-only and refused)
   hcpumf his end                end the run and write the files
   hcpumf his status             show the run";
 
@@ -50,6 +51,9 @@ pub struct BeginOptions {
     pub map_only: bool,
     /// DATALOSS=STOP: end the run when sample data is lost (the disk fills).
     pub dataloss_stop: bool,
+    /// SMFINTVAL: the counters' deltas every this many seconds, into the .INT file (z/OS:
+    /// the SMF interval, in minutes; hcpumf's runs last minutes, so seconds here).
+    pub smfintval_secs: Option<u64>,
 }
 
 /// Parse `his begin` keywords (z/OS spellings and abbreviations accepted); `m` is the
@@ -70,6 +74,7 @@ pub fn parse_begin(words: &[String], m: &MachineModel) -> Result<BeginOptions, S
         map_verbose: false,
         map_only: false,
         dataloss_stop: false,
+        smfintval_secs: None,
     };
     let mut explicit_duration = false;
     let mut seen: Vec<&'static str> = Vec::new();
@@ -107,12 +112,7 @@ pub fn parse_begin(words: &[String], m: &MachineModel) -> Result<BeginOptions, S
                      not support; give the keywords on the command"
                 ))
             }
-            "smfintval" | "si" => {
-                return Err(format!(
-                    "'{w}': SMFINTVAL is a z/OS HIS keyword hcpumf does not support (it writes \
-                     no SMF records; the .CNT has the run's deltas)"
-                ))
-            }
+            "smfintval" | "si" => "SMFINTVAL",
             "statechange" | "sc" => {
                 return Err(format!(
                     "'{w}': STATECHANGE is a z/OS HIS keyword hcpumf does not support (one \
@@ -255,6 +255,15 @@ pub fn parse_begin(words: &[String], m: &MachineModel) -> Result<BeginOptions, S
                 "stop" => o.dataloss_stop = true,
                 _ => return Err(format!("DATALOSS must be IGNORE or STOP, not '{v}'")),
             },
+            "SMFINTVAL" => {
+                let n: u64 = v
+                    .parse()
+                    .map_err(|_| format!("SMFINTVAL: '{v}' is not a number of seconds"))?;
+                if !(1..=3600).contains(&n) {
+                    return Err(format!("SMFINTVAL must be 1..3600 seconds, not {n}"));
+                }
+                o.smfintval_secs = Some(n);
+            }
             "BUFCNT" => {
                 let b: u64 = v
                     .parse()
@@ -283,7 +292,14 @@ pub fn parse_begin(words: &[String], m: &MachineModel) -> Result<BeginOptions, S
         if let Some(k) = seen.iter().find(|k| {
             matches!(
                 **k,
-                "CTRONLY" | "CTRSET" | "SAMPFREQ" | "SAMPTYPE" | "BUFCNT" | "DURATION" | "DATALOSS"
+                "CTRONLY"
+                    | "CTRSET"
+                    | "SAMPFREQ"
+                    | "SAMPTYPE"
+                    | "BUFCNT"
+                    | "DURATION"
+                    | "DATALOSS"
+                    | "SMFINTVAL"
             )
         }) {
             return Err(format!(
@@ -297,6 +313,9 @@ pub fn parse_begin(words: &[String], m: &MachineModel) -> Result<BeginOptions, S
 
     if o.sets.is_empty() && !o.sampling {
         return Err("nothing to collect: no counter sets and no sampling".into());
+    }
+    if o.sets.is_empty() && o.smfintval_secs.is_some() {
+        return Err("SMFINTVAL records counters, and CTRSET=NONE collects none".into());
     }
     if o.sampling && !explicit_duration {
         o.duration_min = Some(10);
@@ -353,6 +372,11 @@ mod tests {
         assert!(o.map && o.map_verbose && o.dataloss_stop && o.sampling);
         let o = parse("mas=all").unwrap();
         assert_eq!((o.map, o.map_asids), (true, None));
+        let o = parse("smfintval=5").unwrap();
+        assert_eq!(o.smfintval_secs, Some(5));
+        let o = parse("si=3600 ctronly").unwrap();
+        assert_eq!((o.smfintval_secs, o.sampling), (Some(3600), false));
+        assert_eq!(parse("").unwrap().smfintval_secs, None);
         let o = parse("maponly path=/tmp").unwrap();
         assert!(o.map_only && o.map && !o.sampling && o.sets.is_empty());
     }
@@ -408,7 +432,16 @@ mod tests {
                 "ddname=HISCMDS",
                 "DDNAME (keywords from a data set) is a z/OS HIS keyword",
             ),
-            ("si=sync", "SMFINTVAL is a z/OS HIS keyword"),
+            ("si=sync", "SMFINTVAL: 'sync' is not a number of seconds"),
+            ("smfintval=0", "SMFINTVAL must be 1..3600 seconds, not 0"),
+            ("smfintval=3601", "SMFINTVAL must be 1..3600 seconds"),
+            ("smfintval", "SMFINTVAL needs a value"),
+            ("si=5 smfintval=5", "SMFINTVAL is given more than once"),
+            ("maponly si=5", "SMFINTVAL does not go with MAPONLY"),
+            (
+                "ctrset=none si=5",
+                "SMFINTVAL records counters, and CTRSET=NONE collects none",
+            ),
             ("statechange=save", "STATECHANGE is a z/OS HIS keyword"),
         ] {
             match parse(line) {

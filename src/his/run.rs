@@ -10,6 +10,7 @@
 use crate::arch::model::sets_text;
 use crate::his::counters::{cnt_reservation, RunCounters};
 use crate::his::files::{run_id, Reserved, MAP_RESERVATION};
+use crate::his::intervals::Intervals;
 use crate::his::mvs::{self, MapFilter};
 use crate::his::options::{parse_begin, HELP};
 use crate::his::writer::{self, WriterReport};
@@ -41,6 +42,8 @@ struct Run {
     /// fills with samples cannot cost the run its counters or its map.
     cnt_file: Option<Reserved>,
     map_file: Option<Reserved>,
+    /// SMFINTVAL: the interval counters.
+    intervals: Option<Intervals>,
     map_filter: MapFilter,
     map_verbose: bool,
     /// Why the timer is to end the run at its deadline, if not DURATION.
@@ -117,6 +120,19 @@ fn begin(rest: &[String], line: &str) -> Result<String, String> {
     } else {
         None
     };
+    // SMFINTVAL: the .INT with its header.
+    let intervals = match o.smfintval_secs {
+        None => None,
+        Some(secs) => match Intervals::create(&o.path, &id, secs, &counters) {
+            Ok(i) => Some(i),
+            Err(e) => {
+                for r in [&cnt_file, &map_file].into_iter().flatten() {
+                    let _ = std::fs::remove_file(o.path.join(&r.name));
+                }
+                return Err(e);
+            }
+        },
+    };
     // One .SMP file per online CPU, created now as HIS does (a CPU that takes no sample
     // leaves an empty file); if one cannot be created, nothing starts and nothing is left.
     let mut smp_files: Vec<Option<File>> = (0..MAX_CPUS).map(|_| None).collect();
@@ -136,6 +152,9 @@ fn begin(rest: &[String], line: &str) -> Result<String, String> {
                     }
                     for r in [&cnt_file, &map_file].into_iter().flatten() {
                         let _ = std::fs::remove_file(o.path.join(&r.name));
+                    }
+                    if let Some(i) = &intervals {
+                        let _ = std::fs::remove_file(o.path.join(&i.name));
                     }
                     return Err(format!("cannot create {name}: {e}"));
                 }
@@ -182,6 +201,7 @@ fn begin(rest: &[String], line: &str) -> Result<String, String> {
         },
         cnt_file,
         map_file,
+        intervals,
         map_filter: MapFilter {
             asids: o.map_asids.clone(),
             jobs: o.map_jobs.clone(),
@@ -211,28 +231,35 @@ fn begin(rest: &[String], line: &str) -> Result<String, String> {
         o.duration_min
             .map(|d| format!(", duration {d} min"))
             .unwrap_or_default()
-    );
+    ) + &o
+        .smfintval_secs
+        .map(|s| format!(", counters every {s} s"))
+        .unwrap_or_default();
     *guard = Some(run);
     drop(guard);
     start_timer(id.clone());
     Ok(msg)
 }
 
-/// The timer of run `id`: ends it at its deadline (DURATION, MAPONLY, DATALOSS=STOP); gone
-/// when the run is (a later run has a timer of its own).
+/// The timer of run `id`: writes its SMFINTVAL intervals and ends it at its deadline
+/// (DURATION, MAPONLY, DATALOSS=STOP); gone when the run is (a later run has a timer of its
+/// own).
 fn start_timer(id: String) {
     let _ = std::thread::Builder::new()
         .name("hcpumf-his-timer".into())
         .spawn(move || loop {
             std::thread::sleep(Duration::from_millis(200));
             let due = match RUN.lock() {
-                Ok(g) => match g.as_ref() {
+                Ok(mut g) => match g.as_mut() {
                     None => return,
                     Some(r) if r.id != id => return,
                     Some(_) if writer::stop_requested() => {
                         Some(Some("DATALOSS=STOP: sample data lost".to_string()))
                     }
                     Some(r) => {
+                        if let Some(i) = r.intervals.as_mut() {
+                            i.tick(&r.counters, tod_now());
+                        }
                         let map_only_ready = r.map_file.is_some()
                             && r.cnt_file.is_none()
                             && !r.sampling
@@ -285,6 +312,8 @@ fn end(why: &str, only: Option<&str>) -> Result<String, String> {
         .unwrap_or_default();
     let mut files = Vec::new();
     let mut errors = Vec::new();
+    // One set of END snapshots for the .CNT and the last interval: the intervals add up.
+    let ends = run.counters.snaps_now();
     if let Some(f) = run.cnt_file.take() {
         let text = run.counters.cnt_text(
             &f.name,
@@ -292,8 +321,15 @@ fn end(why: &str, only: Option<&str>) -> Result<String, String> {
             &run.title,
             (end_time, end_tod),
             report.lost_samples,
+            &ends,
         );
         match f.finish(&run.dir, text.as_bytes()) {
+            Ok(name) => files.push(name),
+            Err(e) => errors.push(e),
+        }
+    }
+    if let Some(i) = run.intervals.take() {
+        match i.finish(&run.counters, &ends, end_tod) {
             Ok(name) => files.push(name),
             Err(e) => errors.push(e),
         }

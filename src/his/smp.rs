@@ -85,8 +85,38 @@ impl ScanSummary {
     }
 }
 
+/// What a scan calls, in file order: each block's trailer before its entries, every basic
+/// entry (valid or not), and the end of the block. Generic, so that a report's per-sample
+/// work is inlined into the scan loop.
+pub trait Visitor {
+    /// A block begins: its trailer and its file offset.
+    #[inline]
+    fn block(&mut self, _trailer: &Trailer, _offset: u64) {}
+    /// A basic entry of the block.
+    fn sample(&mut self, s: &Sample);
+    /// The block's entries are done.
+    #[inline]
+    fn block_end(&mut self) {}
+}
+
+/// A closure as a visitor of samples only.
+struct Each<'a>(&'a mut dyn FnMut(&Sample));
+
+impl Visitor for Each<'_> {
+    #[inline]
+    fn sample(&mut self, s: &Sample) {
+        (self.0)(s)
+    }
+}
+
 /// Scan one block (at file offset `base`), calling `f` for every valid basic entry.
 pub fn scan_block(block: &[u8], base: u64, sum: &mut ScanSummary, f: &mut dyn FnMut(&Sample)) {
+    scan_block_with(block, base, sum, &mut Each(f))
+}
+
+/// Scan one block (at file offset `base`) with a visitor.
+#[inline]
+pub fn scan_block_with<V: Visitor>(block: &[u8], base: u64, sum: &mut ScanSummary, v: &mut V) {
     sum.blocks += 1;
     let t = Trailer::decode(&block[TRAILER..]);
     sum.overflow = sum.overflow.wrapping_add(t.overflow);
@@ -104,18 +134,31 @@ pub fn scan_block(block: &[u8], base: u64, sum: &mut ScanSummary, f: &mut dyn Fn
         );
         return;
     }
+    v.block(&t, base);
+    let data = &block[..TRAILER];
     let mut off = 0usize;
-    while off + 2 <= TRAILER {
-        let def = u16::from_be_bytes([block[off], block[off + 1]]);
-        match def {
-            0 => break,
-            0x0001 => {
-                if off + 32 > TRAILER {
-                    sum.problem(base + off as u64, "basic entry overlaps the trailer".into());
-                    break;
-                }
-                let e = &block[off..off + 32];
-                let be64 = |k: usize| u64::from_be_bytes(e[k..k + 8].try_into().unwrap_or([0; 8]));
+    // Did a basic entry just end at `off` (a diagnostic entry there makes a combined one)?
+    let mut after_basic = false;
+    loop {
+        // Runs of basic entries (and combined ones): one bounds check per entry, the fields
+        // at fixed offsets.
+        while let Some(e) = data
+            .get(off..off + 32)
+            .and_then(|e| <&[u8; 32]>::try_from(e).ok())
+        {
+            if e[0] == 0 && e[1] == 1 {
+                let be64 = |k: usize| {
+                    u64::from_be_bytes([
+                        e[k],
+                        e[k + 1],
+                        e[k + 2],
+                        e[k + 3],
+                        e[k + 4],
+                        e[k + 5],
+                        e[k + 6],
+                        e[k + 7],
+                    ])
+                };
                 let s = Sample {
                     unique: e[2] & 0x0F,
                     ia: be64(8),
@@ -126,18 +169,33 @@ pub fn scan_block(block: &[u8], base: u64, sum: &mut ScanSummary, f: &mut dyn Fn
                     gpp: be64(16),
                     hpp: be64(24),
                 };
-                if s.invalid {
-                    sum.invalid += 1;
-                } else {
-                    sum.samples += 1;
-                }
-                f(&s);
+                sum.invalid += u64::from(s.invalid);
+                sum.samples += u64::from(!s.invalid);
+                v.sample(&s);
                 off += 32;
-                // A diagnostic entry may follow (combined entry).
-                if off + 2 <= TRAILER && block[off] & 0x80 != 0 && dsdes > 0 {
-                    sum.diagnostic += 1;
-                    off += dsdes;
-                }
+                after_basic = true;
+            } else if after_basic && dsdes > 0 && e[0] & 0x80 != 0 {
+                // The diagnostic entry of a combined entry.
+                sum.diagnostic += 1;
+                off += dsdes;
+                after_basic = false;
+            } else {
+                break;
+            }
+        }
+        if off + 2 > TRAILER {
+            break;
+        }
+        let def = u16::from_be_bytes([data[off], data[off + 1]]);
+        match def {
+            0 => break,
+            _ if after_basic && dsdes > 0 && def & 0x8000 != 0 => {
+                sum.diagnostic += 1;
+                off += dsdes;
+            }
+            0x0001 => {
+                sum.problem(base + off as u64, "basic entry overlaps the trailer".into());
+                break;
             }
             d if d >= 0x8001 && dsdes > 0 => {
                 sum.diagnostic += 1;
@@ -151,24 +209,35 @@ pub fn scan_block(block: &[u8], base: u64, sum: &mut ScanSummary, f: &mut dyn Fn
                 break;
             }
         }
+        after_basic = false;
     }
+    v.block_end();
 }
 
 /// Stream a .SMP file, calling `f` for every basic entry.
-pub fn scan<R: Read>(mut r: R, f: &mut dyn FnMut(&Sample)) -> std::io::Result<ScanSummary> {
+pub fn scan<R: Read>(r: R, f: &mut dyn FnMut(&Sample)) -> std::io::Result<ScanSummary> {
+    scan_with(r, &mut Each(f))
+}
+
+/// Stream a .SMP file through a visitor, with a fixed buffer of 256 blocks.
+pub fn scan_with<R: Read, V: Visitor>(mut r: R, v: &mut V) -> std::io::Result<ScanSummary> {
     let mut sum = ScanSummary::default();
     let mut buf = vec![0u8; 256 * BLOCK];
     let mut base = 0u64;
     let mut have = 0usize;
     loop {
-        let n = r.read(&mut buf[have..])?;
+        let n = match r.read(&mut buf[have..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
         if n == 0 {
             break;
         }
         have += n;
         let whole = have / BLOCK * BLOCK;
         for (i, block) in buf[..whole].chunks_exact(BLOCK).enumerate() {
-            scan_block(block, base + (i * BLOCK) as u64, &mut sum, f);
+            scan_block_with(block, base + (i * BLOCK) as u64, &mut sum, v);
         }
         base += whole as u64;
         buf.copy_within(whole..have, 0);
@@ -181,6 +250,28 @@ pub fn scan<R: Read>(mut r: R, f: &mut dyn FnMut(&Sample)) -> std::io::Result<Sc
         );
     }
     Ok(sum)
+}
+
+/// The trailers of the first and the last whole block of a .SMP file (None: no whole
+/// block), read without scanning the file: a report learns the time a file covers first.
+pub fn first_and_last<R: Read + std::io::Seek>(
+    mut r: R,
+) -> std::io::Result<Option<(Trailer, Trailer)>> {
+    use std::io::SeekFrom;
+    let len = r.seek(SeekFrom::End(0))?;
+    let blocks = len / BLOCK as u64;
+    if blocks == 0 {
+        return Ok(None);
+    }
+    let mut t = [0u8; BLOCK - TRAILER];
+    let mut at = |r: &mut R, block: u64| -> std::io::Result<Trailer> {
+        r.seek(SeekFrom::Start(block * BLOCK as u64 + TRAILER as u64))?;
+        r.read_exact(&mut t)?;
+        Ok(Trailer::decode(&t))
+    };
+    let first = at(&mut r, 0)?;
+    let last = at(&mut r, blocks - 1)?;
+    Ok(Some((first, last)))
 }
 
 /// Build one block from basic entries (for tests and the benchmark generator).
@@ -242,5 +333,109 @@ mod tests {
         assert!(sum.problems[0].what.contains("1234"));
         assert_eq!(sum.problems[1].offset, 8192);
         assert_eq!(Trailer::decode(&file[TRAILER..BLOCK]).tod, 7);
+    }
+
+    /// A visitor sees each block's trailer before its entries and the end of each block;
+    /// the first and last trailers come without a scan.
+    #[test]
+    fn visitor_sees_blocks_in_order() {
+        struct V(Vec<String>);
+        impl Visitor for V {
+            fn block(&mut self, t: &Trailer, offset: u64) {
+                self.0.push(format!("block {offset} tod {}", t.tod));
+            }
+            fn sample(&mut self, s: &Sample) {
+                self.0.push(format!("{:X}", s.ia));
+            }
+            fn block_end(&mut self) {
+                self.0.push("end".into());
+            }
+        }
+        let mut file = make_block(&[sample(0x10), sample(0x12)], true, 0, 100);
+        file.extend(make_block(&[sample(0x14)], false, 0, 250));
+        let mut v = V(Vec::new());
+        let sum = scan_with(&file[..], &mut v).unwrap();
+        assert_eq!(sum.samples, 3);
+        assert_eq!(
+            v.0,
+            [
+                "block 0 tod 100",
+                "10",
+                "12",
+                "end",
+                "block 4096 tod 250",
+                "14",
+                "end"
+            ]
+        );
+        let (first, last) = first_and_last(std::io::Cursor::new(&file))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (first.tod, last.tod, first.full, last.full),
+            (100, 250, true, false)
+        );
+        assert!(first_and_last(std::io::Cursor::new(&file[..100]))
+            .unwrap()
+            .is_none());
+    }
+
+    /// Combined entries (a basic entry and its diagnostic entry, DSDES bytes) and lone
+    /// diagnostic entries are stepped over; the samples between them are all seen.
+    #[test]
+    fn combined_and_diagnostic_entries() {
+        let mut b = make_block(&[], true, 0, 9);
+        let basic = |b: &mut Vec<u8>, off: usize, ia: u8| {
+            b[off + 1] = 1;
+            b[off + 15] = ia;
+        };
+        // 0: basic + diagnostic (combined, 64 bytes), 96: basic, 128: a lone diagnostic
+        // entry (8001), 192: basic + diagnostic 8000 (combined), 288: basic.
+        basic(&mut b, 0, 1);
+        b[32] = 0x80;
+        b[33] = 0x05;
+        basic(&mut b, 96, 2);
+        b[128] = 0x80;
+        b[129] = 0x01;
+        basic(&mut b, 192, 3);
+        b[224] = 0x80;
+        basic(&mut b, 288, 4);
+        let mut seen = Vec::new();
+        let sum = scan(&b[..], &mut |s| seen.push(s.ia)).unwrap();
+        assert_eq!(seen, [1, 2, 3, 4]);
+        assert_eq!(sum.diagnostic, 3);
+        assert!(sum.problems.is_empty(), "{:?}", sum.problems);
+        // 8000 after a basic entry is its diagnostic entry; after a diagnostic entry it is
+        // no entry at all.
+        b[320] = 0x80;
+        b[321] = 0x01;
+        b[384] = 0x80;
+        let sum = scan(&b[..], &mut |_| {}).unwrap();
+        assert_eq!(sum.diagnostic, 4);
+        assert_eq!(sum.problems[0].offset, 384);
+        assert!(sum.problems[0].what.contains("8000"));
+        // A basic entry cut by the trailer.
+        let mut c = make_block(&[], true, 0, 9);
+        c[TRAILER - 16 + 1] = 1;
+        let sum = scan(&c[..], &mut |_| {}).unwrap();
+        assert!(
+            sum.problems.is_empty(),
+            "zeros before it end the block: {:?}",
+            sum.problems
+        );
+        // With 48-byte diagnostic entries: basic + diagnostic, then 123 basic entries to
+        // 4016, where one more would overlap the trailer.
+        let mut c = make_block(&[], true, 0, 9);
+        c[TRAILER + 6..TRAILER + 8].copy_from_slice(&48u16.to_be_bytes());
+        basic(&mut c, 0, 1);
+        c[32] = 0x80;
+        c[33] = 0x01;
+        for k in 0..124 {
+            basic(&mut c, 80 + 32 * k, 2);
+        }
+        let sum = scan(&c[..], &mut |_| {}).unwrap();
+        assert_eq!((sum.samples, sum.diagnostic), (124, 1));
+        assert_eq!(sum.problems[0].offset, 4016);
+        assert!(sum.problems[0].what.contains("overlaps the trailer"));
     }
 }

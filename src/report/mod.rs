@@ -1,20 +1,38 @@
 //! The report of `hcpumf-report`: the hot-spot table of IBM's HIS report (Redbook SG24-7857
 //! Figure 4-9: SAMPLES, ISAMPLES, CPU %, CPI, PASN, JOBNAME, MODULE, CSECT) from .SMP files
 //! attributed through a .MAP, with each row's hottest instruction addresses; the counter
-//! metrics of "CPU MF Formulas" (CPI, PRBSTATE, LPARCPU, ...) from a .CNT; damaged input with
-//! file offsets; and an SVG picture.
+//! metrics of "CPU MF Formulas" (CPI, PRBSTATE, LPARCPU, ...) from a .CNT and over time from
+//! a .INT; damaged input with file offsets; an SVG picture, an HTML page, the folded stacks
+//! and a JSON summary.
 //!
 //! | module | what |
 //! |---|---|
-//! | [`samples`] | the samples aggregated by address while they stream, then rows through the map |
+//! | [`collect`] | reading a run: the .SMP files streamed through one visitor |
+//! | [`samples`] | the samples aggregated by CPU, state and address while they stream |
+//! | [`rows`] | the hot-spot rows through the map |
+//! | [`timeline`] | samples over time per CPU, by module and job |
+//! | [`metrics`] | counter metrics per CPU and interval |
+//! | [`text`] | the text report |
+//! | [`flame`] | the stacks: folded text and inferno's flame graph |
+//! | [`html`], [`charts`] | the page and its charts |
+//! | [`json`] | the JSON summary |
 //! | [`picture`] | the SVG |
+//! | [`progress`] | the progress bar on stderr |
 
+pub mod charts;
+pub mod collect;
+pub mod flame;
+pub mod html;
+pub mod json;
+pub mod metrics;
 pub mod picture;
+pub mod progress;
+pub mod rows;
 pub mod samples;
+pub mod text;
+pub mod timeline;
 
-use crate::his::{cnt, map, smp};
-use samples::{Addresses, Rows};
-use std::fmt::Write as _;
+use rows::Rows;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -26,9 +44,11 @@ pub enum ReportError {
         path: String,
         source: std::io::Error,
     },
-    #[error("no HIS files (.SMP.n, .CNT, .MAP) found in {0}")]
+    #[error("no HIS files (.SMP.n, .CNT, .MAP, .INT) found in {0}")]
     NoFiles(String),
-    #[error("{0} is not a HIS file (a name ending in .SMP.n with n hexadecimal, .CNT or .MAP)")]
+    #[error(
+        "{0} is not a HIS file (a name ending in .SMP.n with n hexadecimal, .CNT, .MAP or .INT)"
+    )]
     NotHis(String),
 }
 
@@ -46,6 +66,12 @@ pub struct Options {
     /// Hottest instruction addresses listed under each row.
     pub hot: usize,
     pub svg: Option<PathBuf>,
+    /// The HTML page.
+    pub html: Option<PathBuf>,
+    /// The stacks in the folded format.
+    pub folded: Option<PathBuf>,
+    /// The JSON summary.
+    pub json: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -59,6 +85,9 @@ impl Default for Options {
             bucket: 4096,
             hot: 3,
             svg: None,
+            html: None,
+            folded: None,
+            json: None,
         }
     }
 }
@@ -69,6 +98,8 @@ pub struct RunFiles {
     pub smp: Vec<(u16, PathBuf)>,
     pub cnt: Vec<PathBuf>,
     pub map: Vec<PathBuf>,
+    /// Interval counters.
+    pub int: Vec<PathBuf>,
 }
 
 /// Classify paths: files by suffix; a directory contributes every SYSHIS* file in it.
@@ -89,6 +120,8 @@ pub fn find_files(paths: &[PathBuf]) -> Result<RunFiles, ReportError> {
             r.cnt.push(p.to_path_buf());
         } else if name.ends_with(".MAP") {
             r.map.push(p.to_path_buf());
+        } else if name.ends_with(".INT") {
+            r.int.push(p.to_path_buf());
         } else {
             return false;
         }
@@ -115,7 +148,7 @@ pub fn find_files(paths: &[PathBuf]) -> Result<RunFiles, ReportError> {
         }
     }
     r.smp.sort();
-    if r.smp.is_empty() && r.cnt.is_empty() && r.map.is_empty() {
+    if r.smp.is_empty() && r.cnt.is_empty() && r.map.is_empty() && r.int.is_empty() {
         return Err(ReportError::NoFiles(
             paths
                 .iter()
@@ -134,260 +167,61 @@ pub struct Report {
     pub damaged: Vec<String>,
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, ReportError> {
-    std::fs::read(path).map_err(|e| ReportError::Io {
+fn write(path: &Path, what: &[u8]) -> Result<(), ReportError> {
+    std::fs::write(path, what).map_err(|e| ReportError::Io {
         path: path.display().to_string(),
         source: e,
     })
 }
 
-/// Does the sample pass the report's filters?
-fn selected(s: &smp::Sample, opts: &Options) -> bool {
-    !(opts.asid.is_some_and(|a| a != samples::asid_of(s))
-        || opts.problem.is_some_and(|p| p != s.problem)
-        || opts.range.is_some_and(|(lo, hi)| s.ia < lo || s.ia > hi))
-}
-
-/// Make the report.
+/// Make the report, and write the files the options ask for.
 pub fn report(files: &RunFiles, opts: &Options) -> Result<Report, ReportError> {
-    let mut out = String::new();
-    let mut problems: Vec<String> = Vec::new();
-    let mut m = map::MapFile::default();
-    for p in &files.map {
-        let f = map::parse_bytes(&read(p)?);
-        for pr in &f.problems {
-            problems.push(format!("{}: {pr}", p.display()));
-        }
-        m.info.extend(f.info);
-        m.jobs.extend(f.jobs);
-        m.modules.extend(f.modules);
-        m.csects.extend(f.csects);
-        m.entries.extend(f.entries);
-        m.boundaries.extend(f.boundaries);
-    }
-    m.sort();
-
-    // Samples.
-    let mut addrs = Addresses::default();
-    let mut overflow = 0u64;
-    let mut blocks = 0u64;
-    for (cpu, p) in &files.smp {
-        if opts.cpu.is_some_and(|c| c != *cpu) {
-            continue;
-        }
-        let f = std::fs::File::open(p).map_err(|e| ReportError::Io {
-            path: p.display().to_string(),
-            source: e,
-        })?;
-        let sum = smp::scan(std::io::BufReader::with_capacity(1 << 20, f), &mut |s| {
-            if selected(s, opts) {
-                addrs.add(s)
-            }
-        })
-        .map_err(|e| ReportError::Io {
-            path: p.display().to_string(),
-            source: e,
-        })?;
-        overflow += sum.overflow;
-        blocks += sum.blocks;
-        for pr in &sum.problems {
-            problems.push(format!(
-                "{}: offset {}: {}",
-                p.display(),
-                pr.offset,
-                pr.what
-            ));
-        }
-        if sum.more_problems > 0 {
-            problems.push(format!(
-                "{}: {} more problems",
-                p.display(),
-                sum.more_problems
-            ));
+    let c = collect::collect(files, opts)?;
+    let rows = Rows::build(&c.addrs, &c.map, opts.bucket, opts.hot);
+    let mut out = text::text(&c, &rows.rows, opts, c.smp_files);
+    let mut wrote = Vec::new();
+    if let Some(svg) = &opts.svg {
+        if c.smp_files > 0 {
+            let pic = picture::svg(&rows.rows, c.addrs.total.samples, &c.addrs, opts.top);
+            write(svg, pic.as_bytes())?;
+            wrote.push(format!("picture: {}", svg.display()));
         }
     }
-    addrs.finish();
-
-    // Counters.
-    let mut counters = Vec::new();
-    for p in &files.cnt {
-        let f = cnt::parse_bytes(&read(p)?);
-        for pr in &f.problems {
-            problems.push(format!("{}: {pr}", p.display()));
-        }
-        counters.push(f);
+    let stacks = if opts.html.is_some() || opts.folded.is_some() {
+        flame::stacks(&c.addrs, &c.map, opts.bucket)
+    } else {
+        Vec::new()
+    };
+    if let Some(p) = &opts.folded {
+        write(p, flame::folded(&stacks).as_bytes())?;
+        wrote.push(format!("folded stacks: {}", p.display()));
     }
-
-    let _ = writeln!(out, "hcpumf-report: hardware event data");
-    if !files.smp.is_empty() {
-        let total = addrs.total;
-        let _ = writeln!(
-            out,
-            "\nSAMPLES: {} valid ({} busy), {} invalid, {} lost (overflow), {} blocks, {} CPU file(s)",
-            total.samples,
-            total.busy,
-            addrs.invalid,
-            overflow,
-            blocks,
-            files.smp.len()
-        );
-        let _ = writeln!(
-            out,
-            "CPI: {} from the samples (busy samples / sum of U), {} from the counters",
-            total
-                .cpi()
-                .map(|c| format!("{c:.2}"))
-                .unwrap_or_else(|| "-".into()),
-            counters
-                .first()
-                .and_then(total_cpi)
-                .map(|c| format!("{c:.2}"))
-                .unwrap_or_else(|| "-".into())
-        );
-        let rows = Rows::build(&addrs, &m, opts.bucket, opts.hot);
-        let _ = writeln!(
-            out,
-            "\n{:>10} {:>9} {:>8} {:>7} {:>5} {:<8} {:<10} {:<9} ADDRESS RANGE",
-            "SAMPLES", "ISAMPLES", "CPU %", "CPI", "PASN", "JOBNAME", "MODULE", "CSECT"
-        );
-        for r in rows.rows.iter().take(opts.top) {
-            let _ = writeln!(
-                out,
-                "{:>10} {:>9} {:>8.3} {:>7} {:>5} {:<8} {:<10} {:<9} {:08X}-{:08X}",
-                r.count.samples,
-                r.count.unique,
-                r.count.samples as f64 * 100.0 / total.samples.max(1) as f64,
-                r.count
-                    .cpi()
-                    .map(|c| format!("{c:.2}"))
-                    .unwrap_or_else(|| "-".into()),
-                format!("{:04X}", r.asid),
-                r.job,
-                r.module,
-                r.csect,
-                r.start,
-                r.end
-            );
-            if r.hot.len() > 1 {
-                // Addresses with at least 0.1% of the row's samples.
-                let list: Vec<String> = r
-                    .hot
-                    .iter()
-                    .filter(|(_, n)| *n * 1000 >= r.count.samples)
-                    .map(|(ia, n)| {
-                        format!(
-                            "{ia:08X} {:.1}%",
-                            *n as f64 * 100.0 / r.count.samples.max(1) as f64
-                        )
-                    })
-                    .collect();
-                let _ = writeln!(out, "{:>36} hot: {}", "", list.join(", "));
-            }
-        }
-        if let Some(svg) = &opts.svg {
-            let pic = picture::svg(&rows.rows, total.samples, &addrs, opts.top);
-            std::fs::write(svg, pic).map_err(|e| ReportError::Io {
-                path: svg.display().to_string(),
-                source: e,
-            })?;
-            let _ = writeln!(out, "\npicture: {}", svg.display());
+    if let Some(p) = &opts.json {
+        write(p, json::summary(files, &c, &rows.rows).as_bytes())?;
+        wrote.push(format!("JSON summary: {}", p.display()));
+    }
+    if let Some(p) = &opts.html {
+        write(p, html::page(files, &c, &rows.rows, &stacks).as_bytes())?;
+        wrote.push(format!("HTML page: {}", p.display()));
+    }
+    if !wrote.is_empty() {
+        out.push('\n');
+        for w in wrote {
+            out.push_str(&w);
+            out.push('\n');
         }
     }
-    for f in &counters {
-        let _ = writeln!(out, "\nCOUNTERS (CFVN {}, CSVN {})", f.cfvn, f.csvn);
-        if f.lost_samples > 0 {
-            let _ = writeln!(
-                out,
-                "samples lost by the collector (LOST SAMPLES): {}",
-                f.lost_samples
-            );
-        }
-        let _ = writeln!(
-            out,
-            "{:>4} {:>16} {:>16} {:>7} {:>9} {:>7} {:>8} {:>8}",
-            "CPU", "CYCLES", "INSTRUCTIONS", "CPI", "PRBSTATE", "PRBCPI", "LPARCPU", "EFF GHZ"
-        );
-        let mut tot = [0u64; 4];
-        let us = match (f.start_tod, f.end_tod) {
-            (Some(a), Some(b)) if b > a => Some(((b - a) >> 12) as f64),
-            _ => None,
-        };
-        for (cpu, (speed, v)) in &f.cpus {
-            let g = |n: u16| v.get(&n).copied().unwrap_or(0);
-            let (cyc, ins, pcyc, pins) = (g(0), g(1), g(32), g(33));
-            tot[0] += cyc;
-            tot[1] += ins;
-            tot[2] += pcyc;
-            tot[3] += pins;
-            let _ = writeln!(
-                out,
-                "{:>4} {:>16} {:>16} {:>7} {:>9} {:>7} {:>8} {:>8}",
-                format!("{cpu:02X}"),
-                cyc,
-                ins,
-                ratio(cyc, ins),
-                pct(pins, ins),
-                ratio(pcyc, pins),
-                us.map(|u| format!(
-                    "{:.1}%",
-                    cyc as f64 * 100.0 / (u * f64::from(*speed)).max(1.0)
-                ))
-                .unwrap_or_else(|| "-".into()),
-                format!("{:.2}", f64::from(*speed) / 1000.0)
-            );
-        }
-        let _ = writeln!(
-            out,
-            "{:>4} {:>16} {:>16} {:>7} {:>9} {:>7}",
-            "ALL",
-            tot[0],
-            tot[1],
-            ratio(tot[0], tot[1]),
-            pct(tot[3], tot[1]),
-            ratio(tot[2], tot[3])
-        );
-        let _ = writeln!(
-            out,
-            "(L1MP and the cache metrics need the L1 counters, which an emulator does not have)"
-        );
-    }
-    if !problems.is_empty() {
-        let _ = writeln!(out, "\nDAMAGED INPUT ({}):", problems.len());
-        for p in &problems {
-            let _ = writeln!(out, "  {p}");
+    if !c.problems.is_empty() {
+        out.push_str(&format!("\nDAMAGED INPUT ({}):\n", c.problems.len()));
+        for p in &c.problems {
+            out.push_str(&format!("  {p}\n"));
         }
     }
     Ok(Report {
         text: out,
-        damaged: problems,
+        damaged: c.problems,
     })
 }
 
-fn total_cpi(f: &cnt::CntFile) -> Option<f64> {
-    let (mut c, mut i) = (0u64, 0u64);
-    for (_, v) in f.cpus.values() {
-        c += v.get(&0).copied().unwrap_or(0);
-        i += v.get(&1).copied().unwrap_or(0);
-    }
-    if i == 0 {
-        None
-    } else {
-        Some(c as f64 / i as f64)
-    }
-}
-
-fn ratio(a: u64, b: u64) -> String {
-    if b == 0 {
-        "-".into()
-    } else {
-        format!("{:.2}", a as f64 / b as f64)
-    }
-}
-
-fn pct(a: u64, b: u64) -> String {
-    if b == 0 {
-        "-".into()
-    } else {
-        format!("{:.1}%", a as f64 * 100.0 / b as f64)
-    }
-}
+#[cfg(test)]
+mod tests;

@@ -2,7 +2,8 @@
 //! the sampled address range. Drawn from the aggregated counts, so its memory does not grow
 //! with the number of samples.
 
-use super::samples::{Addresses, Row};
+use super::rows::Row;
+use super::samples::Addresses;
 use std::fmt::Write as _;
 
 /// An SVG: bars of the top rows, and a histogram of samples over the sampled addresses.

@@ -165,6 +165,9 @@ pub fn render(r: &CntRun) -> String {
 /// A .CNT file as read back: version numbers, speed and every CPU's counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CntFile {
+    /// The COMMAND and TITLE lines (empty when the file has none).
+    pub command: String,
+    pub title: String,
     pub cfvn: u16,
     pub csvn: u16,
     /// START TOD and END TOD of the run (TOD clock bits 0-63), from the first section that
@@ -354,6 +357,10 @@ pub fn parse_bytes(bytes: &[u8]) -> CntFile {
                     crate::his::text::excerpt(l)
                 ))),
             }
+        } else if let Some(rest) = l.strip_prefix("COMMAND:").filter(|_| f.cpus.is_empty()) {
+            f.command = rest.trim().to_string();
+        } else if let Some(rest) = l.strip_prefix("TITLE:").filter(|_| f.cpus.is_empty()) {
+            f.title = rest.trim().to_string();
         } else if let Some(rest) = l.strip_prefix("COUNTER VERSION NUMBER 1:") {
             let mut parts = rest.split("COUNTER VERSION NUMBER 2:");
             f.cfvn = parts

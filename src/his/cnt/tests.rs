@@ -447,6 +447,8 @@ fn round_trip() {
     assert_eq!((f.cfvn, f.csvn), (1, 1));
     assert_eq!((f.start_tod, f.end_tod), (Some(1), Some(2)));
     assert_eq!(f.lost_samples, 1260);
+    assert_eq!(f.title, "A TITLE: WITH COLON");
+    assert_eq!(f.command, r.command);
     for (cpu, sets) in &r.cpus {
         let (speed, v) = &f.cpus[cpu];
         assert_eq!(*speed, 4404);

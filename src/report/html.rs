@@ -1,0 +1,563 @@
+//! `--html`: the report as one self-contained page (no network needed: style, script, data
+//! and pictures inline): the summary, the hot-spot table (sortable, filterable by ASID, job,
+//! module, state and CPU), the flame graph (inferno's icicle SVG in an `<iframe srcdoc>`, so
+//! that its own script zooms and searches in a document of its own), the timeline per CPU by
+//! module or job, and the counter metrics per CPU and over the run's intervals.
+
+use super::charts::{self, Line, OTHER_COLOUR, PALETTE};
+use super::collect::Collected;
+use super::json::{num, q};
+use super::metrics::{self, CRYPTO};
+use super::picture::xml;
+use super::rows::Row;
+use super::timeline::{Kind, Timeline};
+use super::RunFiles;
+use std::fmt::Write as _;
+
+/// Rows the page's table carries (the text and JSON reports have them all).
+pub const MAX_ROWS: usize = 5000;
+/// Groups the timeline names (the rest are "other").
+const TOP_GROUPS: usize = 8;
+
+const CSS: &str = include_str!("page.css");
+const JS: &str = include_str!("page.js");
+
+/// Text for an HTML attribute value in double quotes.
+fn attr(t: &str) -> String {
+    xml(t).replace('"', "&quot;")
+}
+
+fn fmt_n(n: u64) -> String {
+    let s = n.to_string();
+    let mut o = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            o.push(',');
+        }
+        o.push(c);
+    }
+    o
+}
+
+fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    v.map(f).unwrap_or_else(|| "-".into())
+}
+
+/// The table's data for the page's script.
+fn table_data(c: &Collected, rows: &[Row]) -> String {
+    let shown = &rows[..rows.len().min(MAX_ROWS)];
+    let cut = &rows[shown.len()..];
+    let mut o = String::new();
+    let _ = write!(
+        o,
+        "{{\"total\":{},\"filtered\":{},\"cut\":{},\"cutSamples\":{},\"rows\":[",
+        c.addrs.total.samples,
+        shown.iter().map(|r| r.count.samples).sum::<u64>(),
+        cut.len(),
+        cut.iter().map(|r| r.count.samples).sum::<u64>()
+    );
+    for (i, r) in shown.iter().enumerate() {
+        let hot: Vec<String> = r
+            .hot
+            .iter()
+            .map(|(ia, n)| {
+                format!(
+                    "{ia:08X} {:.1}%",
+                    *n as f64 * 100.0 / r.count.samples.max(1) as f64
+                )
+            })
+            .collect();
+        let parts: Vec<String> = r
+            .parts
+            .iter()
+            .map(|p| {
+                format!(
+                    "[\"{:02X}\",{},{},{},{}]",
+                    p.cpu,
+                    u8::from(p.problem),
+                    p.count.samples,
+                    p.count.unique,
+                    p.count.busy
+                )
+            })
+            .collect();
+        let _ = write!(
+            o,
+            "{}\n[{},{},{},{},\"{:08X}\",\"{:08X}\",{},[{}]]",
+            if i > 0 { "," } else { "" },
+            q(&format!("{:04X}", r.asid)),
+            q(&r.job),
+            q(&r.module),
+            q(&r.csect),
+            r.start,
+            r.end,
+            q(&hot.join(", ")),
+            parts.join(",")
+        );
+    }
+    o.push_str("]}");
+    o
+}
+
+fn tiles(o: &mut String, c: &Collected) {
+    let t = c.addrs.total;
+    let lost: u64 = c.overflow + c.counters.iter().map(|(_, f)| f.lost_samples).sum::<u64>();
+    let secs = c
+        .timeline
+        .as_ref()
+        .filter(|t| t.has_time())
+        .map(Timeline::seconds);
+    let cpus: std::collections::BTreeSet<u16> = c
+        .counters
+        .iter()
+        .flat_map(|(_, f)| f.cpus.keys().copied())
+        .collect();
+    let items = [
+        ("samples", fmt_n(t.samples)),
+        (
+            "busy",
+            opt(
+                (t.samples > 0).then(|| t.busy as f64 * 100.0 / t.samples as f64),
+                |v| format!("{v:.1}%"),
+            ),
+        ),
+        ("CPI (samples)", opt(t.cpi(), |v| format!("{v:.2}"))),
+        (
+            "CPI (counters)",
+            opt(super::text::counters_cpi(c), |v| format!("{v:.2}")),
+        ),
+        ("run time", opt(secs, |v| format!("{v:.1} s"))),
+        ("CPUs", c.smp_files.max(cpus.len()).to_string()),
+        ("lost", fmt_n(lost)),
+        ("invalid", fmt_n(c.addrs.invalid)),
+    ];
+    o.push_str("<section class='tiles'>");
+    for (k, v) in items {
+        let _ = write!(
+            o,
+            "<div class='tile'><div class='v'>{}</div><div class='k'>{}</div></div>",
+            xml(&v),
+            xml(k)
+        );
+    }
+    o.push_str("</section>\n");
+}
+
+fn hot_table(o: &mut String, c: &Collected, rows: &[Row]) {
+    o.push_str(
+        "<section id='hotspots'><h2>Hot spots</h2>\
+         <p class='note'>IBM's columns (HIS report, Redbook SG24-7857): ISAMPLES is the sum of U, \
+         CPI = busy samples / ISAMPLES, CPU % of the samples selected. Click a header to sort.</p>\
+         <div class='filters'>\
+         <label>ASID<select id='f-asid'></select></label>\
+         <label>Job<select id='f-job'></select></label>\
+         <label>Module<select id='f-module'></select></label>\
+         <label>State<select id='f-state'><option value=''>all</option>\
+         <option value='1'>problem</option><option value='0'>supervisor</option></select></label>\
+         <label>CPU<select id='f-cpu'></select></label>\
+         <label>Rows<select id='f-limit'><option>25</option><option selected>100</option>\
+         <option>500</option><option value='100000'>all</option></select></label>\
+         <button id='f-reset' type='button'>Reset</button></div>\
+         <p class='status' id='hot-status'></p><div class='tablewrap'><table id='hot'><thead><tr>",
+    );
+    for (key, name, numeric) in [
+        ("samples", "SAMPLES", true),
+        ("isamples", "ISAMPLES", true),
+        ("pct", "CPU %", true),
+        ("cpi", "CPI", true),
+        ("pasn", "PASN", false),
+        ("job", "JOBNAME", false),
+        ("module", "MODULE", false),
+        ("csect", "CSECT", false),
+        ("range", "ADDRESS RANGE", false),
+    ] {
+        let _ = write!(
+            o,
+            "<th class='sortable{}' data-key='{key}'>{name}</th>",
+            if numeric { " n" } else { "" }
+        );
+    }
+    o.push_str("<th>HOT ADDRESSES</th></tr></thead><tbody>");
+    // The first rows without the script too.
+    let total = c.addrs.total.samples.max(1);
+    for r in rows.iter().take(25) {
+        let _ = write!(
+            o,
+            "<tr><td class='n'>{}</td><td class='n'>{}</td><td class='n'>{:.3}</td><td class='n'>{}</td>\
+             <td class='mono'>{:04X}</td><td>{}</td><td>{}</td><td>{}</td><td class='mono'>{:08X}-{:08X}</td><td></td></tr>",
+            fmt_n(r.count.samples),
+            fmt_n(r.count.unique),
+            r.count.samples as f64 * 100.0 / total as f64,
+            opt(r.count.cpi(), |v| format!("{v:.2}")),
+            r.asid,
+            xml(&r.job),
+            xml(&r.module),
+            xml(&r.csect),
+            r.start,
+            r.end
+        );
+    }
+    o.push_str("</tbody></table></div></section>\n");
+}
+
+fn flame(o: &mut String, stacks: &[(String, u64)]) {
+    o.push_str(
+        "<section id='flame'><h2>Flame graph</h2>\
+         <p class='note'>Every sample as a stack: CPU state, address space (job), module, CSECT, \
+         256-byte address bucket; a frame's width is its share of the samples. Click a frame to \
+         zoom in, the top frame or \"Reset Zoom\" to zoom out. Drawn by inferno, the Rust port of \
+         FlameGraph; <code>--folded</code> writes the same stacks.</p>",
+    );
+    match super::flame::svg(stacks) {
+        None => o.push_str("<p class='note'>No samples.</p>"),
+        Some(svg) => {
+            let start = svg.find("<svg").unwrap_or(0);
+            let svg = &svg[start..];
+            // The SVG's own height: the frame's.
+            let height = svg
+                .split("height=\"")
+                .nth(1)
+                .and_then(|h| h.split('"').next())
+                .and_then(|h| h.parse::<u32>().ok())
+                .unwrap_or(400);
+            // inferno's script keeps the zoom in the page's URL, which a srcdoc document may
+            // not change: it zooms without.
+            let doc = format!(
+                "<!DOCTYPE html><html><head><meta charset='utf-8'><style>html,body{{margin:0;background:#fff}}svg{{display:block;width:100%}}\
+                 svg text{{font-family:\"DejaVu Sans\",Verdana,sans-serif}}</style>\
+                 <script>window.flameErrors=[];addEventListener('error',function(e){{flameErrors.push(e.message)}});\
+                 history.replaceState=function(){{}};</script>\
+                 </head><body>{svg}</body></html>"
+            );
+            let _ = write!(
+                o,
+                "<iframe id='flame-frame' class='flame' title='flame graph' style='height:{}px' srcdoc=\"{}\"></iframe>",
+                height + 4,
+                attr(&doc)
+            );
+        }
+    }
+    o.push_str("</section>\n");
+}
+
+fn timeline(o: &mut String, t: Option<&Timeline>) {
+    o.push_str(
+        "<section id='timeline'><h2>Timeline</h2>\
+         <p class='note'>Samples over the run's time per CPU, from the sample blocks' timestamps \
+         (each block's samples spread over the time since the block before it), by module or \
+         by job; hover a colour for its name.</p>",
+    );
+    let Some(t) = t.filter(|t| t.has_time() && !t.series.is_empty()) else {
+        o.push_str(
+            "<p class='note'>The sample blocks' timestamps span no time (no samples, or files \
+             without timestamps).</p></section>\n",
+        );
+        return;
+    };
+    o.push_str(
+        "<div class='toggle'><button type='button' class='on' data-kind='module'>by module</button>\
+         <button type='button' data-kind='job'>by job</button></div>",
+    );
+    let total: u64 = t
+        .series
+        .iter()
+        .map(|s| s.counts[0].iter().flatten().sum::<u64>())
+        .sum();
+    let mut series: Vec<&super::timeline::Series> = t.series.iter().collect();
+    series.sort_by_key(|s| s.cpu);
+    for (kind, class) in [(Kind::Module, "tl-module"), (Kind::Job, "tl-job")] {
+        let top = t.top(kind, TOP_GROUPS);
+        let shown: Vec<u16> = top.iter().map(|x| x.0).collect();
+        let _ = write!(
+            o,
+            "<div class='tl {class}'{}><div class='legend'>",
+            if kind == Kind::Job { " hidden" } else { "" }
+        );
+        let named: u64 = top.iter().map(|x| x.1).sum();
+        for (i, (g, n)) in top.iter().enumerate() {
+            let _ = write!(
+                o,
+                "<span><i style='background:{}'></i>{} {:.1}%</span>",
+                PALETTE[i % PALETTE.len()],
+                xml(&t.names(kind)[usize::from(*g)]),
+                *n as f64 * 100.0 / total.max(1) as f64
+            );
+        }
+        if named < total {
+            let _ = write!(
+                o,
+                "<span><i style='background:{OTHER_COLOUR}'></i>other {:.1}%</span>",
+                (total - named) as f64 * 100.0 / total.max(1) as f64
+            );
+        }
+        o.push_str("</div>");
+        let max = series
+            .iter()
+            .flat_map(|s| {
+                t.stacks(s, kind, &shown).iter().fold(
+                    [0u64; super::timeline::BUCKETS],
+                    |mut acc, st| {
+                        for (a, v) in acc.iter_mut().zip(st.iter()) {
+                            *a += v;
+                        }
+                        acc
+                    },
+                )
+            })
+            .max()
+            .unwrap_or(1);
+        for s in &series {
+            let _ = write!(
+                o,
+                "<div class='cpu'>CPU {:02X} <span class='note'>samples per {:.0} ms</span></div>{}",
+                s.cpu,
+                t.seconds() * 1000.0 / super::timeline::BUCKETS as f64,
+                charts::timeline(t, s, kind, &shown, max)
+            );
+        }
+        o.push_str("</div>");
+    }
+    o.push_str("</section>\n");
+}
+
+fn counters(o: &mut String, c: &Collected) {
+    o.push_str(
+        "<section id='counters'><h2>Counters</h2>\
+         <p class='note'>The metrics of IBM's \"CPU MF Formulas\" the emulated counters support \
+         (the cache metrics need L1 counters an emulator does not have).</p>",
+    );
+    if c.counters.is_empty() {
+        o.push_str("<p class='note'>No .CNT file.</p>");
+    }
+    for (p, f) in &c.counters {
+        let _ = write!(
+            o,
+            "<p class='status'>{}{}</p><div class='tablewrap'><table><thead><tr>\
+             <th class='n'>CPU</th><th class='n'>CYCLES</th><th class='n'>INSTRUCTIONS</th>\
+             <th class='n'>CPI</th><th class='n'>PRBSTATE</th><th class='n'>PRBCPI</th>\
+             <th class='n'>LPARCPU</th><th class='n'>EFF GHZ</th>",
+            xml(&p.display().to_string()),
+            if f.title.is_empty() {
+                String::new()
+            } else {
+                format!(" &middot; {}", xml(&f.title))
+            }
+        );
+        for (_, name) in CRYPTO {
+            let _ = write!(o, "<th class='n'>{name}</th>");
+        }
+        o.push_str("</tr></thead><tbody>");
+        for m in metrics::of_cnt(f) {
+            let bar = |v: Option<f64>| {
+                opt(v, |x| {
+                    format!(
+                        "{x:.1}%<span class='bar' style='width:{:.0}px'></span>",
+                        x.clamp(0.0, 100.0) * 0.5
+                    )
+                })
+            };
+            let _ = write!(
+                o,
+                "<tr><td class='n'>{:02X}</td><td class='n'>{}</td><td class='n'>{}</td><td class='n'>{}</td>\
+                 <td class='n'>{}</td><td class='n'>{}</td><td class='n'>{}</td><td class='n'>{:.2}</td>",
+                m.cpu,
+                fmt_n(m.cycles),
+                fmt_n(m.instructions),
+                opt(m.cpi(), |v| format!("{v:.2}")),
+                bar(m.prbstate()),
+                opt(m.problem_cpi(), |v| format!("{v:.2}")),
+                bar(m.lparcpu()),
+                m.eff_ghz()
+            );
+            for i in 0..CRYPTO.len() {
+                let _ = write!(
+                    o,
+                    "<td class='n'>{}</td>",
+                    m.crypto.map(|c| fmt_n(c[i])).unwrap_or_else(|| "-".into())
+                );
+            }
+            o.push_str("</tr>");
+        }
+        o.push_str("</tbody></table></div>");
+    }
+    o.push_str("<h2 style='margin-top:16px'>Over time</h2>");
+    if c.intervals.is_empty() {
+        o.push_str(
+            "<p class='note'>No .INT file: begin the run with <code>smfintval=N</code> to record \
+             the counters every N seconds and see them here over the run's time.</p>",
+        );
+    }
+    for (p, f) in &c.intervals {
+        let points = metrics::of_int(f);
+        let mut cpus: Vec<u16> = points.iter().map(|x| x.m.cpu).collect();
+        cpus.sort_unstable();
+        cpus.dedup();
+        let _ = write!(
+            o,
+            "<p class='status'>{}: {} intervals of {} s</p><div class='charts'>",
+            xml(&p.display().to_string()),
+            points.len() / cpus.len().max(1),
+            f.interval_secs
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "?".into())
+        );
+        let per_cpu = |metric: &dyn Fn(&metrics::Metrics) -> Option<f64>| -> Vec<Line> {
+            cpus.iter()
+                .enumerate()
+                .map(|(i, cpu)| Line {
+                    label: format!("CPU {cpu:02X}"),
+                    colour: PALETTE[i % PALETTE.len()].into(),
+                    points: points
+                        .iter()
+                        .filter(|x| x.m.cpu == *cpu)
+                        .map(|x| (x.seconds, metric(&x.m).unwrap_or(f64::NAN)))
+                        .collect(),
+                })
+                .collect()
+        };
+        for (title, unit, floor, metric) in [
+            (
+                "CPI (cycles per instruction)",
+                "",
+                0.0,
+                &metrics::Metrics::cpi as &dyn Fn(&metrics::Metrics) -> Option<f64>,
+            ),
+            (
+                "PRBSTATE (problem-state instructions)",
+                "%",
+                100.0,
+                &metrics::Metrics::prbstate,
+            ),
+            ("LPARCPU (CPU busy)", "%", 100.0, &metrics::Metrics::lparcpu),
+        ] {
+            let _ = write!(
+                o,
+                "<div>{}</div>",
+                charts::lines(title, unit, &per_cpu(metric), floor)
+            );
+        }
+        if points
+            .iter()
+            .any(|x| x.m.crypto.is_some_and(|c| c.iter().any(|&n| n > 0)))
+        {
+            let lines: Vec<Line> = CRYPTO
+                .iter()
+                .enumerate()
+                .map(|(i, (_, name))| {
+                    let mut by_time: Vec<(f64, f64)> = Vec::new();
+                    for x in &points {
+                        let n = x.m.crypto.map(|c| c[i]).unwrap_or(0) as f64;
+                        match by_time.iter_mut().find(|p| p.0 == x.seconds) {
+                            Some(p) => p.1 += n,
+                            None => by_time.push((x.seconds, n)),
+                        }
+                    }
+                    Line {
+                        label: format!("{name} functions"),
+                        colour: PALETTE[i].into(),
+                        points: by_time,
+                    }
+                })
+                .collect();
+            let _ = write!(
+                o,
+                "<div>{}</div>",
+                charts::lines("Crypto functions per interval (all CPUs)", "", &lines, 1.0)
+            );
+        }
+        o.push_str("</div>");
+    }
+    o.push_str("</section>\n");
+}
+
+/// The page.
+pub fn page(files: &RunFiles, c: &Collected, rows: &[Row], stacks: &[(String, u64)]) -> String {
+    let mut o = String::with_capacity(1 << 20);
+    let title = c
+        .counters
+        .iter()
+        .map(|(_, f)| f.title.as_str())
+        .find(|t| !t.is_empty())
+        .unwrap_or("hardware event data");
+    let run = files
+        .smp
+        .iter()
+        .map(|(_, p)| p)
+        .chain(&files.cnt)
+        .chain(&files.map)
+        .filter_map(|p| p.file_name())
+        .map(|n| {
+            n.to_string_lossy()
+                .split('.')
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(".")
+        })
+        .next()
+        .unwrap_or_default();
+    let _ = write!(
+        o,
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>\
+         <meta name='viewport' content='width=device-width, initial-scale=1'>\
+         <title>hcpumf-report: {t}</title><style>{CSS}</style></head>\n<body>\
+         <header><h1>hcpumf-report <span>{t}</span></h1><p class='sub'>{}</p></header>\
+         <nav><a href='#hotspots'>Hot spots</a><a href='#flame'>Flame graph</a>\
+         <a href='#timeline'>Timeline</a><a href='#counters'>Counters</a>{}</nav><main>\
+         <div id='errors' class='errors' hidden></div>\n",
+        {
+            let mut sub = format!(
+                "run <code>{}</code>: {} CPU sample file(s), {} .CNT, {} .MAP, {} .INT",
+                xml(&run),
+                files.smp.len(),
+                files.cnt.len(),
+                files.map.len(),
+                files.int.len()
+            );
+            if let Some(cmd) = c
+                .counters
+                .iter()
+                .map(|(_, f)| &f.command)
+                .find(|x| !x.is_empty())
+            {
+                let _ = write!(sub, " &middot; <code>{}</code>", xml(cmd));
+            }
+            sub
+        },
+        if c.problems.is_empty() {
+            ""
+        } else {
+            "<a href='#damaged'>Damaged input</a>"
+        },
+        t = xml(title),
+    );
+    tiles(&mut o, c);
+    hot_table(&mut o, c, rows);
+    flame(&mut o, stacks);
+    timeline(&mut o, c.timeline.as_ref());
+    counters(&mut o, c);
+    if !c.problems.is_empty() {
+        let _ = write!(
+            o,
+            "<section id='damaged'><h2>Damaged input ({})</h2><p class='note'>The report covers \
+             what could be read; each damage with its file and byte offset.</p><ul class='damaged'>",
+            c.problems.len()
+        );
+        for p in &c.problems {
+            let _ = write!(o, "<li>{}</li>", xml(p));
+        }
+        o.push_str("</ul></section>\n");
+    }
+    let _ = write!(
+        o,
+        "<footer>hcpumf-report {} &middot; flame graph drawn with inferno &middot; totals: {} \
+         samples, sample CPI {}</footer></main>\n\
+         <script type='application/json' id='data'>{}</script>\n<script>{JS}</script>\n</body></html>\n",
+        env!("CARGO_PKG_VERSION"),
+        c.addrs.total.samples,
+        num(c.addrs.total.cpi()),
+        // Inside a script element no `<` may start a tag or comment; in JSON it is only in
+        // strings, where \u003c means the same.
+        table_data(c, rows).replace('<', "\\u003c")
+    );
+    o
+}

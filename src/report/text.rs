@@ -1,0 +1,141 @@
+//! The text report: the summary, the hot-spot table with IBM's columns and each row's hottest
+//! addresses, the counter metrics per CPU, and the damaged input.
+
+use super::collect::Collected;
+use super::metrics;
+use super::rows::Row;
+use super::Options;
+use std::fmt::Write as _;
+
+fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    v.map(f).unwrap_or_else(|| "-".into())
+}
+
+/// The CPI of all CPUs of the first .CNT.
+pub fn counters_cpi(c: &Collected) -> Option<f64> {
+    let (_, f) = c.counters.first()?;
+    let (mut cyc, mut ins) = (0u64, 0u64);
+    for m in metrics::of_cnt(f) {
+        cyc += m.cycles;
+        ins += m.instructions;
+    }
+    (ins > 0).then(|| cyc as f64 / ins as f64)
+}
+
+/// The report's text.
+pub fn text(c: &Collected, rows: &[Row], opts: &Options, files_smp: usize) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "hcpumf-report: hardware event data");
+    if files_smp > 0 {
+        let total = c.addrs.total;
+        let _ = writeln!(
+            out,
+            "\nSAMPLES: {} valid ({} busy), {} invalid, {} lost (overflow), {} blocks, {} CPU file(s)",
+            total.samples, total.busy, c.addrs.invalid, c.overflow, c.blocks, files_smp
+        );
+        let _ = writeln!(
+            out,
+            "CPI: {} from the samples (busy samples / sum of U), {} from the counters",
+            opt(total.cpi(), |c| format!("{c:.2}")),
+            opt(counters_cpi(c), |c| format!("{c:.2}"))
+        );
+        let _ = writeln!(
+            out,
+            "\n{:>10} {:>9} {:>8} {:>7} {:>5} {:<8} {:<10} {:<9} ADDRESS RANGE",
+            "SAMPLES", "ISAMPLES", "CPU %", "CPI", "PASN", "JOBNAME", "MODULE", "CSECT"
+        );
+        for r in rows.iter().take(opts.top) {
+            let _ = writeln!(
+                out,
+                "{:>10} {:>9} {:>8.3} {:>7} {:>5} {:<8} {:<10} {:<9} {:08X}-{:08X}",
+                r.count.samples,
+                r.count.unique,
+                r.count.samples as f64 * 100.0 / total.samples.max(1) as f64,
+                opt(r.count.cpi(), |c| format!("{c:.2}")),
+                format!("{:04X}", r.asid),
+                r.job,
+                r.module,
+                r.csect,
+                r.start,
+                r.end
+            );
+            if r.hot.len() > 1 {
+                // Addresses with at least 0.1% of the row's samples.
+                let list: Vec<String> = r
+                    .hot
+                    .iter()
+                    .filter(|(_, n)| *n * 1000 >= r.count.samples)
+                    .map(|(ia, n)| {
+                        format!(
+                            "{ia:08X} {:.1}%",
+                            *n as f64 * 100.0 / r.count.samples.max(1) as f64
+                        )
+                    })
+                    .collect();
+                let _ = writeln!(out, "{:>36} hot: {}", "", list.join(", "));
+            }
+        }
+    }
+    for (_, f) in &c.counters {
+        let _ = writeln!(out, "\nCOUNTERS (CFVN {}, CSVN {})", f.cfvn, f.csvn);
+        if f.lost_samples > 0 {
+            let _ = writeln!(
+                out,
+                "samples lost by the collector (LOST SAMPLES): {}",
+                f.lost_samples
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{:>4} {:>16} {:>16} {:>7} {:>9} {:>7} {:>8} {:>8}",
+            "CPU", "CYCLES", "INSTRUCTIONS", "CPI", "PRBSTATE", "PRBCPI", "LPARCPU", "EFF GHZ"
+        );
+        let mut all = metrics::Metrics::default();
+        for m in metrics::of_cnt(f) {
+            all.cycles += m.cycles;
+            all.instructions += m.instructions;
+            all.problem_cycles += m.problem_cycles;
+            all.problem_instructions += m.problem_instructions;
+            let _ = writeln!(
+                out,
+                "{:>4} {:>16} {:>16} {:>7} {:>9} {:>7} {:>8} {:>8}",
+                format!("{:02X}", m.cpu),
+                m.cycles,
+                m.instructions,
+                opt(m.cpi(), |v| format!("{v:.2}")),
+                opt(m.prbstate(), |v| format!("{v:.1}%")),
+                opt(m.problem_cpi(), |v| format!("{v:.2}")),
+                opt(m.lparcpu(), |v| format!("{v:.1}%")),
+                format!("{:.2}", m.eff_ghz())
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{:>4} {:>16} {:>16} {:>7} {:>9} {:>7}",
+            "ALL",
+            all.cycles,
+            all.instructions,
+            opt(all.cpi(), |v| format!("{v:.2}")),
+            opt(all.prbstate(), |v| format!("{v:.1}%")),
+            opt(all.problem_cpi(), |v| format!("{v:.2}"))
+        );
+        let _ = writeln!(
+            out,
+            "(L1MP and the cache metrics need the L1 counters, which an emulator does not have)"
+        );
+    }
+    for (p, f) in &c.intervals {
+        let cpus: std::collections::BTreeSet<u16> = f.rows.iter().map(|r| r.cpu).collect();
+        let _ = writeln!(
+            out,
+            "\nINTERVALS: {} of {} s for {} CPU(s) in {}",
+            f.rows.len() / cpus.len().max(1),
+            f.interval_secs
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "?".into()),
+            cpus.len(),
+            p.display()
+        );
+    }
+    out
+}
