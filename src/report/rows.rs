@@ -179,6 +179,8 @@ impl Rows {
             }
             merged.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
             merged.truncate(hot);
+            // Only addresses with at least 0.1% of the row's samples are worth naming.
+            merged.retain(|(_, n)| *n * 1000 >= r.count.samples);
             r.hot = merged;
             r.parts.sort_by_key(|p| (p.cpu, p.problem));
         }

@@ -59,12 +59,10 @@ pub fn text(c: &Collected, rows: &[Row], opts: &Options, files_smp: usize) -> St
                 r.start,
                 r.end
             );
-            if r.hot.len() > 1 {
-                // Addresses with at least 0.1% of the row's samples.
+            if !r.hot.is_empty() && r.end > r.start + 6 {
                 let list: Vec<String> = r
                     .hot
                     .iter()
-                    .filter(|(_, n)| *n * 1000 >= r.count.samples)
                     .map(|(ia, n)| {
                         format!(
                             "{ia:08X} {:.1}%",
