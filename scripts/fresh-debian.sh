@@ -35,6 +35,13 @@ for rel in "${releases[@]}"; do
       http://deb.debian.org/debian > "$WORK/$rel.debootstrap.log" 2>&1
   fi
   cp /etc/resolv.conf "$ch/etc/resolv.conf"
+  # A network whose TLS goes through a proxy with its own certificate authority (as the
+  # development machine's does) needs that authority in the chroot too.
+  if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+    mkdir -p "$ch/usr/local/share/ca-certificates"
+    cp /usr/local/share/ca-certificates/*.crt "$ch/usr/local/share/ca-certificates/"
+    chroot "$ch" update-ca-certificates >/dev/null 2>&1 || true
+  fi
   mnt -t proc proc "$ch/proc"
   mnt -t sysfs sys "$ch/sys"
   mnt --bind /dev "$ch/dev"
