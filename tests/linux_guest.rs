@@ -25,9 +25,10 @@ fn boot(plugin: bool) -> Option<String> {
         return None;
     }
     let mut cmd = Command::new("bash");
+    // run.sh stops Hercules only when the console stays silent (a slow host lengthens the
+    // run, it does not fail it).
     cmd.arg(format!("{root}/scripts/linux-guest/run.sh"))
-        .arg("2")
-        .env("TIMEOUT", "300");
+        .arg("2");
     if !plugin {
         cmd.env("NOPLUGIN", "1");
     }
@@ -159,13 +160,16 @@ fn linux_perf_and_lscpumf_use_the_facilities() {
         .expect("enabled time");
     // Cycles are the CPU thread's host CPU time at 4404 cycles/us: never more than the
     // enabled (TOD) time allows, less when the host does not run the thread all the time
-    // (two guest CPUs and Hercules' own threads on a two-core host: 83-97% seen on CI,
-    // lower while other work loads the host).
+    // (83-97% seen on CI; on a loaded host as little as the host gives). Their ratio to the
+    // exact instruction count, the CPI, is what the emulation costs per instruction, which
+    // the host's load does not change: tens of cycles on any host this runs on.
     let ratio = cycles / (enabled_ns * 4.404);
     assert!(
-        ratio > 0.5 && ratio < 1.05,
+        ratio < 1.05,
         "cycles {cycles} over {enabled_ns} ns: {ratio}"
     );
+    let cpi = cycles / instr;
+    assert!((2.0..500.0).contains(&cpi), "CPI {cpi} ({cycles} cycles)");
     // The crypto-activity counters over /sha: 1,000 KIMD-SHA-256 calls (each possibly
     // several executions ending in partial completion), no DEA.
     let sha = crypto(&log, "SHA_FUNCTIONS").expect("SHA_FUNCTIONS");

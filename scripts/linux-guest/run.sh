@@ -27,5 +27,24 @@ hao tgt HHCCP011I
 hao cmd quit
 ipl $ins
 RC
-HERCULES_RC="$work/linux.rc" timeout -k 5 ${TIMEOUT:-400} hercules -d -f "$work/linux.cnf" > "$work/log" 2>&1 || true
+# The run ends when the guest powers off. A slow host lengthens it rather than failing it:
+# Hercules is stopped only when the console has been silent for STALL seconds (default 180:
+# the guest prints a line at every step) or after MAXTIME seconds in all (default 1800).
+HERCULES_RC="$work/linux.rc" timeout -k 5 "${MAXTIME:-1800}" hercules -d -f "$work/linux.cnf" \
+  > "$work/log" 2>&1 &
+pid=$!
+last=$(date +%s); size=0
+while kill -0 "$pid" 2>/dev/null; do
+  sleep 2
+  now=$(date +%s); cur=$(stat -c %s "$work/log" 2>/dev/null || echo 0)
+  if [ "$cur" != "$size" ]; then
+    size=$cur; last=$now
+  elif [ $((now - last)) -gt "${STALL:-180}" ]; then
+    echo "run.sh: no console output for ${STALL:-180} s: stopping Hercules" >> "$work/log"
+    pkill -TERM -P "$pid" 2>/dev/null || true
+    kill -TERM "$pid" 2>/dev/null || true
+    break
+  fi
+done
+wait "$pid" 2>/dev/null || true
 cat "$work/log"
