@@ -410,13 +410,20 @@ static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
     orig(inst, regs);
 }
 
-/* A CPU in an enabled wait gets a pending alert from another thread. */
+/* A CPU in an enabled wait gets a pending alert from another thread (the interrupt lock is
+ * held). Only a CPU that is blocked in Hercules' wait (its bit in sysblk.waiting_mask, set
+ * under the interrupt lock just before it waits) may have its PSW swapped from here: a CPU
+ * whose wait bit is on but which is still inside the LOAD PSW that set it (no lock held)
+ * would go on storing the rest of its wait PSW over the external new PSW loaded here, and
+ * resume the wait's address with the new PSW's masks (Linux 6.12 then finds interruptions
+ * disabled after idle). Such a CPU is kicked again at the next look. */
 static void ARCH_DEP(hcpumf_kick)(REGS *regs)
 {
     hcpumf_view v;
     U32 param = 0;
     BYTE none[6] = {0};
-    if (!WAITSTATE(&regs->psw) || regs->cpustate != CPUSTATE_STARTED)
+    if (!WAITSTATE(&regs->psw) || regs->cpustate != CPUSTATE_STARTED
+        || !(sysblk.waiting_mask & regs->cpubit))
         return;
     ARCH_DEP(hcpumf_view)(regs, none, &v);
     v.ia = regs->psw.IA;
