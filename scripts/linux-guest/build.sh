@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Build the Linux guest of tests/linux_guest.rs from Debian bookworm's s390x packages:
-# kernel, busybox, perf, s390-tools and the shared libraries perf and lscpumf need (the ELF
-# NEEDED closure), into a gzip'd cpio initramfs and an .ins file for `ipl`. Downloads go
-# through a private apt configuration (the host's architectures are untouched) and are
-# cached in $HCPUMF_CACHE (default ~/.cache/hcpumf/linux). Prints the .ins path.
+# Build the Linux guest of tests/linux_guest.rs from Debian's s390x packages of a release
+# (bookworm: Linux 6.1, the default; trixie: Linux 6.12): kernel, busybox, perf, s390-tools
+# and the shared libraries perf and lscpumf need (the ELF NEEDED closure), into a gzip'd
+# cpio initramfs and an .ins file for `ipl`. The trixie guest also gets the FBA DASD driver
+# modules, to write its results to a disk. Downloads go through a private apt configuration
+# (the host's architectures are untouched) and are cached in $HCPUMF_CACHE (default
+# ~/.cache/hcpumf/linux, linux-trixie for trixie). Prints the .ins path.
+#   scripts/linux-guest/build.sh [bookworm|trixie]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+rel=${1:-bookworm}
 cache=${HCPUMF_CACHE:-$HOME/.cache/hcpumf/linux}
+[ "$rel" = bookworm ] || cache="$cache-$rel"
 mkdir -p "$cache"/apt/{lists/partial,archives/partial,etc} "$cache/debs"
 cat > "$cache/apt/etc/apt.conf" <<CONF
 APT::Architecture "s390x";
@@ -21,12 +26,17 @@ Dir::Etc::SourceParts "$cache/apt/etc";
 Dir::Etc::Preferences "$cache/apt/etc/preferences";
 Dir::Etc::PreferencesParts "$cache/apt/etc";
 CONF
-echo "deb [arch=s390x signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main" \
+echo "deb [arch=s390x signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $rel main" \
   > "$cache/apt/etc/sources.list"
 touch "$cache/apt/status"
 export APT_CONFIG="$cache/apt/etc/apt.conf"
 if [ ! -f "$cache/debs/.complete" ]; then
-  apt-get update -qq -o APT::Sandbox::User=root >/dev/null
+  # A mirror caught syncing serves an index of the wrong size: try again.
+  for try in 1 2 3 4; do
+    apt-get update -qq -o APT::Sandbox::User=root >/dev/null 2>&1 && break
+    [ "$try" = 4 ] && { echo "build: apt-get update failed for $rel" >&2; exit 1; }
+    sleep 20
+  done
   kernel=$(apt-cache depends linux-image-s390x | sed -n 's/.*Depends: \(linux-image-[0-9].*-s390x\)$/\1/p' | head -n1)
   libs=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
          --no-replaces --no-enhances --no-pre-depends linux-perf s390-tools \
@@ -50,8 +60,9 @@ cp "$x/usr/bin/perf" "$x/usr/bin/lscpumf" "$r/usr/bin/"
 python3 - "$x" "$r" <<'PY'
 import os, re, shutil, subprocess, sys
 x, r = sys.argv[1], sys.argv[2]
-dirs = ["lib/s390x-linux-gnu", "usr/lib/s390x-linux-gnu", "lib", "usr/lib",
-        "usr/lib/s390x-linux-gnu/perl/5.36/CORE"]
+import glob
+dirs = ["lib/s390x-linux-gnu", "usr/lib/s390x-linux-gnu", "lib", "usr/lib"] + [
+    os.path.relpath(d, x) for d in glob.glob(os.path.join(x, "usr/lib/s390x-linux-gnu/perl/5.*/CORE"))]
 def needed(p):
     out = subprocess.run(["s390x-linux-gnu-readelf", "-d", p], capture_output=True, text=True).stdout
     return re.findall(r"\(NEEDED\).*\[(.*)\]", out)
@@ -73,7 +84,23 @@ s390x-linux-gnu-as -o "$out/work.o" "$here/work.s"
 s390x-linux-gnu-ld -static -o "$r/work" "$out/work.o"
 s390x-linux-gnu-as -march=z10 -o "$out/sha.o" "$here/sha.s"
 s390x-linux-gnu-ld -static -o "$r/sha" "$out/sha.o"
-cp "$here/init" "$r/init"; chmod +x "$r/init"
+if [ "$rel" = bookworm ]; then
+  cp "$here/init" "$r/init"
+else
+  cp "$here/init-$rel" "$r/init"
+  # The FBA DASD driver (the results disk), uncompressed for busybox's insmod.
+  mkdir -p "$r/lib/modules"
+  for m in dasd_mod dasd_fba_mod; do
+    f=$(find "$x/lib/modules" "$x/usr/lib/modules" -name "$m.ko*" 2>/dev/null | head -n1)
+    [ -n "$f" ] || { echo "build: $m not in the kernel package" >&2; exit 1; }
+    case "$f" in
+      *.xz) xz -dc "$f" > "$r/lib/modules/$m.ko" ;;
+      *.zst) zstd -qdc "$f" > "$r/lib/modules/$m.ko" ;;
+      *) cp "$f" "$r/lib/modules/$m.ko" ;;
+    esac
+  done
+fi
+chmod +x "$r/init"
 (cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initrd.gz"
 cp "$x"/boot/vmlinuz-* "$out/vmlinuz"
 printf 'conmode=3215 condev=0x0009 console=ttyS0 quiet rdinit=/init\0' > "$out/parm"

@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
 # Boot the Linux guest under Hercules with the plugin (or without: NOPLUGIN=1) and print
-# the guest's console output. Usage: scripts/linux-guest/run.sh [NUMCPU]
+# the guest's console output, then (trixie) the results the guest wrote to its disk after a
+# line "=== DISK ===". Usage: scripts/linux-guest/run.sh [NUMCPU] [bookworm|trixie]
+# (CPUMODEL=tttt: the machine type, default 2097)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 numcpu=${1:-2}
-ins=$(bash "$here/build.sh" | tail -n1)
+rel=${2:-bookworm}
+ins=$(bash "$here/build.sh" "$rel" | tail -n1)
 work=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 so=${HCPUMF_SO:-$root/target/release/libhcpumf.so}
 {
-  echo "ARCHMODE z/Arch"; echo "MAINSIZE 1024"; echo "NUMCPU $numcpu"; echo "CPUMODEL 2097"
+  echo "ARCHMODE z/Arch"; echo "MAINSIZE 1024"; echo "NUMCPU $numcpu"
+  echo "CPUMODEL ${CPUMODEL:-2097}"
   echo "OSTAILOR LINUX"
   echo "0009 3215-C /"; echo "000E 1403 $work/print.txt"
+  [ "$rel" = bookworm ] || echo "0100 9336 $work/out.fba"
   [ -n "${NOPLUGIN:-}" ] || echo "ldmod $so"
 } > "$work/linux.cnf"
 # The guest powers itself off after HCPUMF-END: the kernel stops its CPUs with SIGP stop,
@@ -27,6 +32,8 @@ hao tgt HHCCP011I
 hao cmd quit
 ipl $ins
 RC
+# The results disk: a raw FBA image of 8 MB (16,384 blocks).
+[ "$rel" = bookworm ] || dasdinit -r "$work/out.fba" 9336 16384 > /dev/null 2>&1
 # The run ends when the guest powers off. A slow host lengthens it rather than failing it:
 # Hercules is stopped only when the console has been silent for STALL seconds (default 180:
 # the guest prints a line at every step) or after MAXTIME seconds in all (default 1800).
@@ -48,3 +55,8 @@ while kill -0 "$pid" 2>/dev/null; do
 done
 wait "$pid" 2>/dev/null || true
 cat "$work/log"
+if [ -f "$work/out.fba" ]; then
+  echo "=== DISK ==="
+  # The guest wrote its results text at the start of the disk, padded with zeros.
+  python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); i = d.find(b"HCPUMF-RESULTS"); sys.stdout.write(d[i:].split(b"\0")[0].decode("utf-8", "replace") if i >= 0 else "")' "$work/out.fba"
+fi
