@@ -46,6 +46,8 @@ pub struct Meter {
     ns: AtomicU64,
     problem_instructions: AtomicU64,
     problem_ns: AtomicU64,
+    /// Instructions per 1000 ns of CPU time in the last interval of at least RATE_MIN_NS.
+    rate_milli: AtomicU64,
 }
 
 impl Meter {
@@ -111,31 +113,41 @@ impl Meter {
         let last_total = last_inst.wrapping_add(last_prev);
         let total = raw.instcount.wrapping_add(raw.prevcount);
         let folded = raw.prevcount.wrapping_sub(last_prev);
-        let di =
-            if raw.prevcount > last_prev && raw.instcount >= last_inst && raw.instcount >= folded {
-                // Hercules' timer thread folded `instcount` into `prevcount` but the CPU thread's
-                // concurrent `instcount += 12` undid the zeroing, so the fold was counted twice:
-                // only the growth of `instcount` is new.
-                raw.instcount - last_inst
-            } else if total >= last_total {
-                total - last_total
-            } else if self.rebase_pending.swap(false, Ordering::Relaxed) {
-                // CPU reset, IPL: Hercules zeroed the counts.
-                total
-            } else {
-                // Read between the timer thread's two stores of the fold: nothing new yet.
-                return self.reading();
-            };
-        self.raw_inst.store(raw.instcount, Ordering::Relaxed);
-        self.raw_prev.store(raw.prevcount, Ordering::Relaxed);
         let last_ns = self.raw_ns.load(Ordering::Relaxed);
         let dns = if last_ns == 0 {
             0
         } else {
             now_ns.saturating_sub(last_ns)
         };
+        let di = if raw.prevcount > last_prev
+            && raw.instcount >= last_inst
+            && raw.instcount >= folded
+            && self.double_fold(
+                raw.instcount - last_inst,
+                total.wrapping_sub(last_total),
+                dns,
+            ) {
+            // Hercules' timer thread folded `instcount` into `prevcount` but the CPU thread's
+            // concurrent `instcount += 12` undid the zeroing, so the fold was counted twice:
+            // only the growth of `instcount` is new.
+            raw.instcount - last_inst
+        } else if total >= last_total {
+            total - last_total
+        } else if self.rebase_pending.swap(false, Ordering::Relaxed) {
+            // CPU reset, IPL: Hercules zeroed the counts.
+            total
+        } else {
+            // Read between the timer thread's two stores of the fold: nothing new yet.
+            return self.reading();
+        };
+        self.raw_inst.store(raw.instcount, Ordering::Relaxed);
+        self.raw_prev.store(raw.prevcount, Ordering::Relaxed);
         if now_ns > last_ns {
             self.raw_ns.store(now_ns, Ordering::Relaxed);
+        }
+        if dns >= RATE_MIN_NS {
+            self.rate_milli
+                .store(di.saturating_mul(1000) / dns, Ordering::Relaxed);
         }
         bump(&self.instructions, di);
         bump(&self.ns, dns);
@@ -160,6 +172,26 @@ impl Meter {
         bump(&self.problem_ns, pns);
         self.reading()
     }
+    /// Whether an interval that looks like a doubly counted fold (the instruction count was
+    /// not zeroed although `prevcount` grew by it) really is one. The same numbers also arise
+    /// without the race when accounting points are more than a fold (a second) apart and
+    /// more instructions ran after the fold than before it; then the full growth `total` is
+    /// right and `growth` (of `instcount` alone) would drop the folded part. The candidate
+    /// whose rate is nearer the CPU's recent rate wins; without a recent rate, a growth no
+    /// interpreter reaches (MAX_INST_PER_NS) marks the double count.
+    fn double_fold(&self, growth: u64, total: u64, dns: u64) -> bool {
+        if dns == 0 {
+            return true;
+        }
+        match self.rate_milli.load(Ordering::Relaxed) {
+            0 => total > dns.saturating_mul(MAX_INST_PER_NS),
+            rate => {
+                let expected = rate.saturating_mul(dns) / 1000;
+                growth.abs_diff(expected) < total.abs_diff(expected)
+            }
+        }
+    }
+
     /// Account now, on the CPU's own thread at an instruction boundary in the problem state
     /// (`problem`) or not, and return the reading and the CPU time. `exact` asks for a real
     /// read of the thread's CPU time (instructions that report counters); `next` is the state
@@ -246,6 +278,11 @@ pub fn thread_cpu_ns() -> u64 {
         .wrapping_add(ts.tv_nsec as u64)
 }
 
+/// Intervals shorter than this do not update the CPU's recent instruction rate.
+const RATE_MIN_NS: u64 = 10_000;
+/// More instructions per nanosecond of host CPU time than any interpreter executes.
+const MAX_INST_PER_NS: u64 = 4;
+
 /// Average CPU time between problem-state accounting points.
 pub const ACCOUNT_PERIOD_NS: u64 = 1_000_000;
 /// ... while interruptions switch the state between accounting points: an interval whose
@@ -281,5 +318,56 @@ mod tests {
             }
         }
         assert_eq!(m.estimate_now(1), None, "the CPU waited since the read");
+    }
+
+    fn raw(instcount: u64, prevcount: u64) -> RawCounts {
+        RawCounts {
+            instcount,
+            prevcount,
+            waitsig: 0,
+        }
+    }
+
+    /// Hercules' timer folds `instcount` into `prevcount` once a second; the CPU thread's
+    /// unlocked `instcount += 12` can undo the zeroing, leaving the fold counted twice.
+    #[test]
+    fn a_fold_undone_by_the_cpu_thread_counts_once() {
+        let m = Meter::default();
+        // 100 instructions per us, accounted every ms.
+        m.account(raw(0, 0), 1_000_000, true);
+        m.account(raw(100_000, 0), 2_000_000, true);
+        m.account(raw(200_000, 0), 3_000_000, true);
+        // The fold of 250,000 instructions at 3.5 ms, undone: the count goes on from there.
+        let r = m.account(raw(300_000, 250_000), 4_000_000, true);
+        assert_eq!(r.instructions, 300_000);
+        let r = m.account(raw(400_000, 250_000), 5_000_000, true);
+        assert_eq!(r.instructions, 400_000);
+    }
+
+    /// Accounting points further apart than Hercules' fold, with more instructions after the
+    /// fold than before it, look like the race but are not one: every instruction counts.
+    #[test]
+    fn a_real_fold_between_sparse_points_counts_everything() {
+        let m = Meter::default();
+        m.account(raw(0, 0), 1_000_000, true);
+        // 100 instructions per us for 10 us.
+        m.account(raw(1_000, 0), 1_010_000, true);
+        // The timer folds 40,000,000 instructions at 0.4 s; 1.1 s later 110,000,000 more ran.
+        let r = m.account(raw(110_000_000, 40_000_000), 1_501_010_000, true);
+        assert_eq!(r.instructions, 150_000_000);
+    }
+
+    /// Without a recent rate, only a growth beyond any interpreter's speed is a double fold.
+    #[test]
+    fn without_a_rate_only_an_impossible_growth_is_a_double_fold() {
+        let m = Meter::default();
+        m.account(raw(5, 0), 1_000_000, true);
+        // 5 ns later: 1,000,005 + 1,000,000 would be 400,000 instructions per ns.
+        let r = m.account(raw(1_000_005, 1_000_000), 1_000_005, true);
+        assert_eq!(r.instructions, 1_000_005);
+        let m = Meter::default();
+        m.account(raw(5, 0), 1_000_000, true);
+        let r = m.account(raw(1_000_005, 1_000_000), 2_000_000_000, true);
+        assert_eq!(r.instructions, 2_000_005);
     }
 }

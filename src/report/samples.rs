@@ -104,7 +104,7 @@ impl Tag {
     /// This CPU's tag for a sample.
     #[inline]
     pub fn with(self, s: &Sample) -> Tag {
-        Tag(self.0 | u64::from(s.problem) << 16 | u64::from(asid_of(s)))
+        Tag(self.0 | (u64::from(s.problem) << 16) | u64::from(asid_of(s)))
     }
     pub fn cpu(self) -> u16 {
         (self.0 >> 17) as u16
@@ -174,8 +174,8 @@ impl Addresses {
             self.invalid += 1;
             return NO_ENTRY;
         }
-        let sub = u32::from(s.problem) << 16 | u32::from(asid_of(s));
-        let h = (s.ia ^ u64::from(sub) << 40).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
+        let sub = (u32::from(s.problem) << 16) | u32::from(asid_of(s));
+        let h = (s.ia ^ (u64::from(sub) << 40)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
         let slot = h as usize % SETS;
         let set = &mut self.cache[slot];
         let i = if set[0].ia == s.ia && set[0].sub == sub {

@@ -114,7 +114,7 @@ impl Timeline {
             };
             let module = self.groups[0].id(p.module);
             let job = self.groups[1].id(&job);
-            self.entry.push(u32::from(module) | u32::from(job) << 16);
+            self.entry.push(u32::from(module) | (u32::from(job) << 16));
         }
     }
 

@@ -125,7 +125,7 @@ impl Default for CpuCounters {
 }
 
 fn pack(a: CounterSets, e: CounterSets, c: CounterSets) -> u64 {
-    u64::from(a.bits()) | u64::from(e.bits()) << 16 | u64::from(c.bits()) << 32
+    u64::from(a.bits()) | (u64::from(e.bits()) << 16) | (u64::from(c.bits()) << 32)
 }
 
 fn unpack(v: u64) -> (CounterSets, CounterSets, CounterSets) {
