@@ -103,7 +103,9 @@ fn sample_cpi_follows_the_counters_cpi_per_region() {
         sample_cpi(r[1]),
         r[1].0
     );
-    assert!(r[0].0 > 3_000 && r[1].0 > 3_000, "{r:?}");
+    // Enough samples for a CPI within 10% (each region runs ~0.25 s of CPU time on the
+    // development VM: ~3,500 samples; samples the host could not take are lost, not stored).
+    assert!(r[0].0 > 2_000 && r[1].0 > 2_000, "{r:?}");
     assert!(
         near(sample_cpi(r[0]), costly),
         "COSTLY {:?} vs {costly}",
