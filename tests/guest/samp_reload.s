@@ -11,7 +11,8 @@
 #   sampling   +0x18 interval (cycles)   +0x20 1 when the reload was seen   +0x28 QSI DEAR
 #   when the reload was seen (0 after an initial CPU reset)
 # 0x3700 tickets, 0x370c CPUs done, 0x3780 STAP slots. Scratch of CPU a at 0x5000 + a *
-# 0x100: QSI at +0, request block at +0x40, QSI while spinning at +0x80.
+# 0x100: QSI at +0, request block at +0x40, QSI while spinning at +0x80, SPX operand at
+# +0xf0. Prefix area of CPU a: 0x100000 + a * 0x2000.
 # Sample data: 0x1000000 + a * 0x400000 (before the reload), + 0x200000 (after).
         .include "lowcore.inc"
         .set  NSDB, 200
@@ -29,6 +30,22 @@ start:  lghi  %r13,0x3000
         lghi  %r9,0x5000
         sllg  %r1,%r10,8
         agr   %r9,%r1                      # scratch
+        # A prefix area of its own (a copy of the first 8 KB): CPUs that share prefix 0 share
+        # the program old PSW and lowcore.inc's save area, and two CPUs taking an operation
+        # exception at once while the plugin is unloaded would resume with each other's
+        # registers.
+        llilf %r2,0x100000
+        sllg  %r3,%r10,13
+        agr   %r2,%r3                      # new prefix
+        lghi  %r4,0
+        lghi  %r5,32
+9:      mvc   0(256,%r2),0(%r4)
+        la    %r2,256(%r2)
+        la    %r4,256(%r4)
+        brctg %r5,9b
+        aghi  %r2,-8192
+        st    %r2,0xf0(%r9)
+        spx   0xf0(%r9)
         llilf %r6,0x1000000                # sample data before the reload
         sllg  %r1,%r10,22
         agr   %r6,%r1
@@ -92,6 +109,7 @@ counted:
 9:      l     %r2,0x70c(%r13)
         chi   %r2,4
         jl    9b
+        spx   zero-data(%r12)              # back to prefix 0 for the harness
         DONE
 idle:   lpswe idlepsw-data(%r12)
 
