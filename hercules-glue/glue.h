@@ -61,8 +61,9 @@ typedef struct hcpumf_host {
     /* Set the reference and change bits of the frame holding an absolute address. */
     void (*mark_changed)(uint64_t abs);
     /* Make CPU `cpu` call hcpumf_tick at an instruction boundary soon: predicted (all = 0:
-     * the entries of the instructions it is executing), or at its next one (all = 1). 0 =
-     * armed (or still armed). */
+     * the entries of the instructions it is executing), or at its next one (all = 1; all = 2:
+     * trap every entry again even if every entry was trapped before, for an arming the CPU
+     * ran on through). 0 = armed (or still armed). */
     int (*arm)(uint16_t cpu, int all);
     /* Present a pending measurement alert to `cpu` if it sits in an enabled wait. */
     void (*kick_waiting)(uint16_t cpu);

@@ -590,8 +590,10 @@ static int hcpumf_h_arm(uint16_t cpu, int all)
         && hcpumf_armed_table[cpu] != hcpumf_current_table(regs))
         hcpumf_armstate(cpu) = 0;
     /* Still armed from before (the CPU waits or is stopped, or has not met a predicted
-     * entry yet): nothing to do, unless every entry is wanted now. */
-    if (hcpumf_armstate(cpu) == 2 && (!all || hcpumf_armstate_[cpu].nfew == 0)) {
+     * entry yet): nothing to do, unless every entry is wanted now, or wanted again (all = 2:
+     * the CPU's thread ran on for milliseconds with every entry trapped, so something put
+     * entries back without a tick; trapping is idempotent). */
+    if (hcpumf_armstate(cpu) == 2 && all < 2 && (!all || hcpumf_armstate_[cpu].nfew == 0)) {
         release_lock(&sysblk.cpulock[cpu]);
         return 0;
     }

@@ -355,6 +355,37 @@ fn ran_since_armed(h: &hcpumf_host, cpu: usize, s: &TickSchedule) -> bool {
     }
 }
 
+/// How much CPU time a CPU's thread may run with every opcode-table entry trapped and still
+/// not tick before the arming counts as lost (an instruction of the guest is far shorter;
+/// Hercules' own synchronous work on the thread, I/O, can be longer, and then the re-arming
+/// is merely redundant).
+const LOST_ARMING_NS: u64 = 2_000_000;
+
+/// A full arming is in place: has the CPU's thread run LOST_ARMING_NS since it was made
+/// without ticking? Then something put the entries back without a tick (the CPU would
+/// otherwise never sample again), and the arming is made again. Reads the thread's clock.
+fn full_arming_lost(h: &hcpumf_host, cpu: usize, s: &TickSchedule) -> bool {
+    let Some(read) = h.thread_cputime_ns else {
+        return false;
+    };
+    // SAFETY: the glue reads the clock of the CPU's thread under the CPU's lock and returns 0
+    // when the CPU is offline.
+    let now = unsafe { read(cpu as u16) };
+    let at = s.private.escalated_cpu_ns.load(Ordering::Relaxed);
+    if now == 0 {
+        return false;
+    }
+    if at == 0 {
+        s.private.escalated_cpu_ns.store(now, Ordering::Relaxed);
+        return false;
+    }
+    if now > at + LOST_ARMING_NS {
+        s.private.escalated_cpu_ns.store(now, Ordering::Relaxed);
+        return true;
+    }
+    false
+}
+
 /// Arm the CPUs whose deadline has come; return when to look again.
 fn scan(r: &Runtime, now: u64) -> u64 {
     let mut next = now + 100_000_000;
@@ -389,6 +420,7 @@ fn scan(r: &Runtime, now: u64) -> u64 {
         let already = s.shared.armed.swap(true, Ordering::AcqRel);
         if !already {
             s.private.escalated.store(false, Ordering::Relaxed);
+            s.private.escalated_cpu_ns.store(0, Ordering::Relaxed);
             // Predicted: only the entries of the instructions the CPU is executing.
             // SAFETY: the glue arms under the CPU's lock and checks it is online.
             let ok = h
@@ -408,6 +440,12 @@ fn scan(r: &Runtime, now: u64) -> u64 {
                 bump(&s.private.escalations, 1);
                 // SAFETY: as above.
                 unsafe { a(i as u16, 1) };
+            }
+        } else if s.private.escalated.load(Ordering::Relaxed) && full_arming_lost(h, i, s) {
+            if let Some(a) = h.arm {
+                bump(&s.private.rearms, 1);
+                // SAFETY: as above.
+                unsafe { a(i as u16, 2) };
             }
         }
         if !st.alerts.pending().is_empty() {

@@ -42,6 +42,10 @@ pub struct SchedPrivate {
     pub escalations: AtomicU64,
     /// The CPU's current arming is a full one already.
     pub escalated: AtomicBool,
+    /// The CPU thread's CPU time when the arming became a full one (0: not read).
+    pub escalated_cpu_ns: AtomicU64,
+    /// Full armings the CPU ran on through and that were made again (`hcpumf status`).
+    pub rearms: AtomicU64,
 }
 
 /// When a CPU next needs its tick.
