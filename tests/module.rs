@@ -52,6 +52,7 @@ fn a_reload_while_sampling_starts_every_cpu_afresh_and_each_samples_again() {
             format!("ldmod {}", so.display()),
         ],
         show: vec![(0x3000, 0x100), (0x37f0, 0x110)],
+        after: vec!["hcpumf status".into()],
         ..Config::default()
     };
     let out = run("samp_reload", &cfg);
@@ -65,6 +66,9 @@ fn a_reload_while_sampling_starts_every_cpu_afresh_and_each_samples_again() {
         out.log
     );
     assert_eq!(out.log.matches("HHCMF000I").count(), 2, "{}", out.log);
+    // What the plugin said (status per CPU: samples, ticks, armings), for a failure.
+    let said: Vec<&str> = out.log.lines().filter(|l| l.contains("HHCMF")).collect();
+    let said = said.join("\n");
     for cpu in 0..4u64 {
         let r = 0x3000 + cpu * 0x40;
         assert_eq!(
@@ -82,10 +86,10 @@ fn a_reload_while_sampling_starts_every_cpu_afresh_and_each_samples_again() {
         );
         let expected = cycles as f64 / interval as f64;
         let got = (stored + overflow) as f64;
-        assert!(stored > 0, "CPU {cpu} never sampled again");
+        assert!(stored > 0, "CPU {cpu} never sampled again\n{said}");
         assert!(
             (got - expected).abs() / expected < 0.05,
-            "CPU {cpu}: {stored} stored + {overflow} overflow for {expected:.0} intervals"
+            "CPU {cpu}: {stored} stored + {overflow} overflow for {expected:.0} intervals\n{said}"
         );
     }
 }
