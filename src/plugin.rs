@@ -31,6 +31,7 @@ pub unsafe extern "C" fn hcpumf_load(host: *const hcpumf_host) -> i32 {
 #[no_mangle]
 pub extern "C" fn hcpumf_unload() {
     guarded("unload", (), || {
+        services::set_installed(false);
         sampler::stop();
         crate::his::run::stop_on_unload();
         services::log("HHCMF001I hcpumf unloaded");
@@ -139,6 +140,8 @@ pub unsafe extern "C" fn hdl_dins(dins: *mut c_void) {
         // SAFETY: forwards Hercules' argument to the glue's section.
         unsafe { f(dins) }
     }
+    // Every instruction is in Hercules' tables now: they work from here on, all at once.
+    services::set_installed(true);
 }
 
 /// HDL final section (rmmod and shutdown).

@@ -8,9 +8,10 @@
 
 use crate::arch::cpu::{Arch, CpuView};
 use crate::arch::instructions::{precheck, Operands};
+use crate::arch::pgm::ProgramException;
 use crate::host::glue::{hcpumf_result, hcpumf_view};
 use crate::host::meter::RawCounts;
-use crate::host::services::log;
+use crate::host::services::{self, log};
 use crate::host::{crypto, instructions, model, resets, state, tick};
 use std::ffi::{c_char, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -77,6 +78,9 @@ pub unsafe extern "C" fn hcpumf_precheck(opcode: u32, v: *const hcpumf_view) -> 
         let Some(v) = (unsafe { v.as_ref() }) else {
             return 0;
         };
+        if !services::installed() {
+            return ProgramException::Operation.code();
+        }
         match precheck(model::current(), opcode, &to_view(v)) {
             Ok(()) => 0,
             Err(e) => e.code(),
@@ -238,7 +242,7 @@ pub unsafe extern "C" fn hcpumf_facility_list(
     arch: u8,
 ) -> i32 {
     guarded("stfle", len, || {
-        if list.is_null() {
+        if list.is_null() || !services::installed() {
             return len;
         }
         // SAFETY: the glue's buffer holds `cap` bytes.
@@ -338,6 +342,14 @@ mod tests {
         };
         // SAFETY: valid pointers to stack objects.
         unsafe {
+            // Until ldmod has put every instruction into Hercules' tables (and from the
+            // start of rmmod), each is an operation exception and STFLE shows none.
+            services::set_installed(false);
+            assert_eq!(hcpumf_precheck(0xB284, &v), 1, "not installed yet");
+            let mut list = [0u8; 16];
+            assert_eq!(hcpumf_facility_list(list.as_mut_ptr(), 16, 8, 2), 8);
+            assert_eq!(list, [0u8; 16], "no facility bits before ldmod completes");
+            services::set_installed(true);
             assert_eq!(hcpumf_precheck(0xB284, &v), 2, "LCCTL in the problem state");
             v.problem = 0;
             assert_eq!(hcpumf_precheck(0xB284, &v), 0);

@@ -3,7 +3,7 @@
 
 use crate::host::cacheline::Padded;
 use crate::host::glue::hcpumf_host;
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 // On a line of its own: every tick reads it.
 static HOST: Padded<AtomicPtr<hcpumf_host>> = Padded(AtomicPtr::new(std::ptr::null_mut()));
@@ -24,6 +24,26 @@ pub fn host() -> Option<&'static hcpumf_host> {
 /// Forget the host (module unload).
 pub fn clear_host() {
     HOST.store(std::ptr::null_mut(), Ordering::Release);
+}
+
+// The facilities are installed: every instruction is in Hercules' tables. Hercules installs
+// a module's instructions one at a time (ldmod's HDL_DEFINST calls) and takes them out one
+// at a time after the final section, while the CPUs run; without this, a guest could find
+// QSI working and LSCTL still an operation exception (seen on a loaded host: a CPU that saw
+// the reload with QSI, then never sampled). Until every instruction is in, and from the
+// start of the unload, each of them is an operation exception and STFLE shows none of the
+// facilities, so that the whole set comes and goes at once.
+static INSTALLED: AtomicBool = AtomicBool::new(false);
+
+/// Every instruction of the plugin is in Hercules' tables (true), or from now on is about
+/// to be taken out (false).
+pub fn set_installed(installed: bool) {
+    INSTALLED.store(installed, Ordering::SeqCst);
+}
+
+/// Are the facilities installed (see [`set_installed`])?
+pub fn installed() -> bool {
+    INSTALLED.load(Ordering::Acquire)
 }
 
 /// Is CPU `cpu` configured in Hercules?
