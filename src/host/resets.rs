@@ -38,6 +38,8 @@ pub fn reset_for_load() {
     let r = state::rt();
     for (i, st) in r.cpus.iter().enumerate() {
         reset_cpu(i as u16, true);
+        // Hercules keeps the instruction counts at ldmod: nothing to rebase on.
+        st.meter.cancel_rebase();
         let s = &st.schedule;
         s.host.stop();
         s.host_accounting.store(false, Ordering::Release);
