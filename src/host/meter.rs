@@ -223,13 +223,6 @@ impl Meter {
         self.rebase_pending.store(true, Ordering::Relaxed);
     }
 
-    /// A reset of the measurement state that Hercules does not accompany with zeroing the
-    /// counts (ldmod): no drop of the count is expected. A rebase left pending would take the
-    /// next momentary drop (a read between the timer thread's two stores of its fold) for a
-    /// reset and count every instruction since IPL again.
-    pub fn cancel_rebase(&self) {
-        self.rebase_pending.store(false, Ordering::Relaxed);
-    }
     /// The CPU time of the last accounting point: the time the CPU's measurements are at.
     /// A later time can be lower (an extrapolation ran ahead of the real time, which then
     /// catches up), so users that need time to advance take the larger of the two.

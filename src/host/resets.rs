@@ -13,6 +13,13 @@ use std::sync::atomic::Ordering;
 /// requests cleared by initial CPU reset and clear reset).
 pub fn reset_cpu(cpu: u16, initial: bool) {
     let Some(st) = state::cpu(cpu) else { return };
+    // Hercules zeroes the CPU's instruction counts with every reset it performs.
+    st.meter.rebase();
+    reset_measurements(st, initial);
+}
+
+/// The measurement state of [`reset_cpu`], without expecting Hercules to zero its counts.
+fn reset_measurements(st: &state::CpuState, initial: bool) {
     let now = st.meter.reading();
     if initial {
         st.counters.initial_cpu_reset();
@@ -24,7 +31,6 @@ pub fn reset_cpu(cpu: u16, initial: bool) {
     }
     st.alerts.clear_all();
     st.schedule.guest.stop();
-    st.meter.rebase();
     st.schedule.next_account_ns.store(0, Ordering::Relaxed);
 }
 
@@ -36,10 +42,11 @@ pub fn reset_cpu(cpu: u16, initial: bool) {
 /// cleared (QCTRI, QSI), and starts them again; the time the plugin was unloaded is nobody's.
 pub fn reset_for_load() {
     let r = state::rt();
-    for (i, st) in r.cpus.iter().enumerate() {
-        reset_cpu(i as u16, true);
-        // Hercules keeps the instruction counts at ldmod: nothing to rebase on.
-        st.meter.cancel_rebase();
+    for st in r.cpus.iter() {
+        // Hercules keeps the instruction counts at ldmod: no rebase, which would take the
+        // next momentary drop of the count (a read between the timer thread's two stores of
+        // its fold) for a reset and count every instruction since IPL again.
+        reset_measurements(st, true);
         let s = &st.schedule;
         s.host.stop();
         s.host_accounting.store(false, Ordering::Release);
