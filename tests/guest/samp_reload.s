@@ -30,22 +30,9 @@ start:  lghi  %r13,0x3000
         lghi  %r9,0x5000
         sllg  %r1,%r10,8
         agr   %r9,%r1                      # scratch
-        # A prefix area of its own (a copy of the first 8 KB): CPUs that share prefix 0 share
-        # the program old PSW and lowcore.inc's save area, and two CPUs taking an operation
-        # exception at once while the plugin is unloaded would resume with each other's
-        # registers.
-        llilf %r2,0x100000
-        sllg  %r3,%r10,13
-        agr   %r2,%r3                      # new prefix
-        lghi  %r4,0
-        lghi  %r5,32
-9:      mvc   0(256,%r2),0(%r4)
-        la    %r2,256(%r2)
-        la    %r4,256(%r4)
-        brctg %r5,9b
-        aghi  %r2,-8192
-        st    %r2,0xf0(%r9)
-        spx   0xf0(%r9)
+        # A prefix area of its own: two CPUs taking the operation exception of the unloaded
+        # QSI at once would otherwise resume with each other's registers.
+        OWN_PREFIX 0x100000, %r10, 0xf0(%r9)
         llilf %r6,0x1000000                # sample data before the reload
         sllg  %r1,%r10,22
         agr   %r6,%r1

@@ -26,20 +26,9 @@ start:  lghi  %r13,0x3000
         llgh  %r10,0(%r8)                  # CPU address
         mvc   0x1b0(16),extpsw-0x1000(%r12)  # external new PSW -> alert (same for all)
         # Copy the 8-KB prefix area to this CPU's own and switch to it.
-        llilf %r2,0x300000
-        sllg  %r3,%r10,13
-        agr   %r2,%r3                      # new prefix
-        lghi  %r4,0
-        lghi  %r5,32
-1:      mvc   0(256,%r2),0(%r4)
-        la    %r2,256(%r2)
-        la    %r4,256(%r4)
-        brctg %r5,1b
-        aghi  %r2,-8192
-        sllg  %r3,%r10,3
-        la    %r4,0x200(%r3,%r13)          # this CPU's slot for the SPX operand
-        st    %r2,0(%r4)
-        spx   0(%r4)
+        sllg  %r1,%r10,3
+        la    %r1,0x200(%r1,%r13)          # this CPU's slot for the SPX operand
+        OWN_PREFIX 0x300000, %r10, 0(%r1)
         # Per-CPU variables.
         llilf %r11,0x400000
         sllg  %r3,%r10,20
