@@ -31,7 +31,7 @@ rust_ok() {
   cargo fmt --version >/dev/null 2>&1 && cargo clippy --version >/dev/null 2>&1
 }
 
-pkgs=(hercules binutils-s390x-linux-gnu libclang-dev clang zlib1g-dev libbz2-dev dpkg-dev build-essential cpio time)
+pkgs=(hercules binutils-s390x-linux-gnu libclang-dev clang zlib1g-dev libbz2-dev dpkg-dev build-essential cpio time curl ca-certificates xz-utils python3)
 rust_pkgs=()
 if ! rust_ok; then
   case "$codename" in

@@ -2,7 +2,8 @@
 # Boot the Linux guest under Hercules with the plugin (or without: NOPLUGIN=1) and print
 # the guest's console output, then (trixie) the results the guest wrote to its disk after a
 # line "=== DISK ===". Usage: scripts/linux-guest/run.sh [NUMCPU] [bookworm|trixie]
-# (CPUMODEL=tttt: the machine type, default 2097)
+# (CPUMODEL=tttt: the machine type, default 2097; HOTPLUG=N: the trixie guest's number of
+# CPU hotplug cycles, default 10)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -11,6 +12,14 @@ rel=${2:-bookworm}
 ins=$(bash "$here/build.sh" "$rel" | tail -n1)
 work=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+if [ -n "${HOTPLUG:-}" ]; then
+  # The trixie guest's number of CPU hotplug cycles, on its kernel command line. (Hercules
+  # loads only files under the .ins file's own directory.)
+  g=$(dirname "$ins")
+  { tr -d '\0' < "$g/parm"; printf ' hcpumf.hotplug=%d\0' "$HOTPLUG"; } > "$g/parm-hotplug"
+  sed 's|^parm |parm-hotplug |' "$ins" > "$g/linux-hotplug.ins"
+  ins=$g/linux-hotplug.ins
+fi
 so=${HCPUMF_SO:-$root/target/release/libhcpumf.so}
 {
   echo "ARCHMODE z/Arch"; echo "MAINSIZE 1024"; echo "NUMCPU $numcpu"
@@ -24,9 +33,12 @@ so=${HCPUMF_SO:-$root/target/release/libhcpumf.so}
 # which Hercules logs; the run ends a second later. (A rule's command runs on the automatic
 # operator's thread and blocks it, so there is no second, slower rule on HCPUMF-END: a guest
 # that never powers off ends at the timeout.)
+# The trixie guest takes a CPU offline, which is a SIGP stop too: it ends on its last line.
 printf 'pause 1\nquit\n' > "$work/off.rc"
+end='SIGP Stop'
+[ "$rel" = bookworm ] || { end='^HCPUMF-END'; printf 'pause 3\nquit\n' > "$work/off.rc"; }
 cat > "$work/linux.rc" <<RC
-hao tgt SIGP Stop
+hao tgt $end
 hao cmd script $work/off.rc
 hao tgt HHCCP011I
 hao cmd quit
