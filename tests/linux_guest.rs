@@ -1,9 +1,10 @@
-//! Unmodified Linux on the plugin: Debian bookworm's s390x kernel, lscpumf and perf run in a
-//! 2-CPU Hercules guest (scripts/linux-guest/): the facilities are detected, perf stat reads
-//! the counter facility, perf record samples with the sampling facility, and the kernel
-//! logs no CPU-MF error. Without the plugin the facilities are absent and the guest still
-//! runs to its end. Skips (with a message) only when the Debian packages cannot be
-//! downloaded at all.
+//! Unmodified Linux on the plugin (scripts/linux-guest/). Debian 12's s390x kernel (6.1),
+//! lscpumf and perf run in a 2-CPU guest: the facilities are detected, perf stat reads the
+//! counter facility, perf record samples with the sampling facility, and the kernel logs no
+//! CPU-MF error. Without the plugin the facilities are absent and the guest still runs to its
+//! end. Debian 13's (Linux 6.12, perf 6.12, s390-tools 2.35) runs on 4 CPUs of a z14: per-CPU
+//! counting, sampling of every CPU, CPU hotplug while both measure, and AUX-mode diagnostic
+//! sampling. Skips (with a message) only when the Debian packages cannot be downloaded.
 use std::process::Command;
 use std::sync::Mutex;
 
@@ -11,10 +12,15 @@ use std::sync::Mutex;
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn boot(plugin: bool) -> Option<String> {
+    boot_release("bookworm", 2, plugin, &[])
+}
+
+fn boot_release(release: &str, cpus: u32, plugin: bool, env: &[(&str, &str)]) -> Option<String> {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let root = env!("CARGO_MANIFEST_DIR");
     let build = Command::new("bash")
         .arg(format!("{root}/scripts/linux-guest/build.sh"))
+        .arg(release)
         .output()
         .expect("bash");
     if !build.status.success() {
@@ -28,13 +34,15 @@ fn boot(plugin: bool) -> Option<String> {
     // run.sh stops Hercules only when the console stays silent (a slow host lengthens the
     // run, it does not fail it).
     cmd.arg(format!("{root}/scripts/linux-guest/run.sh"))
-        .arg("2");
+        .arg(cpus.to_string())
+        .arg(release)
+        .envs(env.iter().copied());
     if !plugin {
         cmd.env("NOPLUGIN", "1");
     }
     let out = cmd.output().expect("run.sh");
     let log = String::from_utf8_lossy(&out.stdout).into_owned();
-    let keep = std::env::temp_dir().join(format!("hcpumf-linux-guest-{plugin}.log"));
+    let keep = std::env::temp_dir().join(format!("hcpumf-linux-guest-{release}-{plugin}.log"));
     std::fs::write(&keep, &log).ok();
     eprintln!("linux_guest: console output in {}", keep.display());
     Some(log)
@@ -240,4 +248,113 @@ fn without_the_plugin_the_facilities_are_absent() {
         "{pmus}"
     );
     powered_off(&log);
+}
+
+/// One CSV line of `perf stat -x,` (`value,unit,event,enabled-ns,...`) for `event`, per CPU
+/// with `-A` (`CPUn,value,...`): the value and the enabled time.
+fn stat_a(log: &str, cpu: &str, event: &str) -> Option<(f64, f64)> {
+    let l = lines(log, "STATA:")
+        .into_iter()
+        .find(|l| l.starts_with(&format!("{cpu},")) && l.contains(event))?;
+    let f: Vec<&str> = l.split(',').collect();
+    Some((f.get(1)?.parse().ok()?, f.get(4)?.parse().ok()?))
+}
+
+#[test]
+fn debian_13_linux_6_12_measures_four_cpus_through_cpu_hotplug() {
+    let Some(log) = boot_release("trixie", 4, true, &[("CPUMODEL", "3906")]) else {
+        return;
+    };
+    // The results come from the guest's disk (run.sh prints it after the console).
+    let Some((_, disk)) = log.split_once("=== DISK ===") else {
+        panic!("the guest wrote no results disk:\n{log}");
+    };
+    assert!(
+        disk.contains("HCPUMF-END"),
+        "the guest did not finish:\n{log}"
+    );
+    let kernel = lines(disk, "KERNEL:").join(" ");
+    assert!(kernel.starts_with("6.12."), "{kernel}");
+    let fac = lines(disk, "FACILITIES:").join(" ");
+    for f in ["40", "67", "68", "142"] {
+        assert!(
+            fac.split_whitespace().any(|x| x == f),
+            "facility {f}: {fac}"
+        );
+    }
+    assert_eq!(lines(disk, "CPUS:"), ["0-3"]);
+    // A z14 (CPUMODEL 3906): counter facility 1, counter-second version 4, 5,208 cycles per
+    // microsecond, and the sampling interval bounds QSI gives for that speed.
+    let sl = lines(disk, "SL:").join("\n");
+    assert!(sl.contains("Counter facility: version=1.4 "), "{sl}");
+    assert!(
+        sl.contains("Sampling facility: min_rate=260400 max_rate=5208000000 cpu_speed=5208"),
+        "{sl}"
+    );
+    assert!(sl.contains("mode=diagnostic sample_size=64"), "{sl}");
+    let lc = lines(disk, "LSCPUMF-C:").join("\n");
+    assert!(lc.contains("IBM z14"), "{lc}");
+    // chcpumf -m 64 raises the kernel's minimum number of sample-data blocks.
+    assert_eq!(lines(disk, "CHCPUMF-RC:"), ["0"]);
+    let dmesg = lines(disk, "DMESG:").join("\n");
+    assert!(dmesg.contains("limits have changed to: min 64"), "{dmesg}");
+    for bad in ["incorrect", "lost", "was lost"] {
+        assert!(!dmesg.contains(bad), "kernel log: {dmesg}");
+    }
+    // perf stat -a -A while four workloads keep every CPU busy: each CPU counts its own
+    // cycles (its thread's CPU time at 5,208 per microsecond, no more than the enabled time
+    // allows) and instructions, at an emulator's CPI.
+    for cpu in ["CPU0", "CPU1", "CPU2", "CPU3"] {
+        let (cycles, enabled) = stat_a(disk, cpu, "CPU_CYCLES").expect(cpu);
+        let (instr, _) = stat_a(disk, cpu, "INSTRUCTIONS").expect(cpu);
+        let ratio = cycles / (enabled * 5.208);
+        assert!(
+            (0.02..1.05).contains(&ratio),
+            "{cpu}: {cycles} cycles in {enabled} ns"
+        );
+        let cpi = cycles / instr;
+        assert!((2.0..500.0).contains(&cpi), "{cpu}: CPI {cpi}");
+    }
+    // perf record -a: samples from every CPU, no lost records.
+    let rcpu = lines(disk, "RCPU:");
+    for c in ["000", "001", "002", "003"] {
+        let pct = rcpu
+            .iter()
+            .find(|l| l.ends_with(c))
+            .and_then(|l| l.split('%').next())
+            .and_then(|p| p.trim().parse::<f64>().ok())
+            .unwrap_or(0.0);
+        assert!(pct > 10.0, "CPU {c}: {rcpu:?}");
+    }
+    for tag in ["RSTATS:", "HSTATS:"] {
+        let stats = lines(disk, tag).join("\n");
+        assert!(stats.contains("SAMPLE events"), "{tag} {stats}");
+        assert!(
+            !stats.to_ascii_uppercase().contains("LOST"),
+            "{tag} {stats}"
+        );
+    }
+    // CPU 2 goes offline and back ten times while perf stat -a and perf record -a measure:
+    // all CPUs come back, the counts go on, and the kernel warns of nothing.
+    assert_eq!(lines(disk, "HOTPLUG:"), ["10 cycles, online 0-3"]);
+    let hstat: f64 = lines(disk, "HSTAT:")
+        .first()
+        .and_then(|l| l.split(',').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0);
+    assert!(hstat > 0.0, "{:?}", lines(disk, "HSTAT:"));
+    assert_eq!(
+        lines(disk, "WARNINGS:"),
+        ["0"],
+        "{}",
+        lines(disk, "DWARN:").join("\n")
+    );
+    // AUX-mode diagnostic sampling: perf decodes basic and diagnostic entries.
+    let aux: u32 = lines(disk, "DIAGAUX:")
+        .first()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    assert!(aux > 0, "no AUX records");
+    let dump = lines(disk, "DIAGDUMP:").join("\n");
+    assert!(dump.contains("Basic") && dump.contains("Diag"), "{dump}");
 }
