@@ -381,7 +381,7 @@ enum Run {
     /// noted in the log as TIMED_OUT), and the busiest thread's CPU time at CPU 0's wait.
     Finished(String, Option<u64>),
     /// CPU 0 reached its disabled wait but the automatic operator never fired; Hercules was
-    /// stopped.
+    /// stopped (or ended by itself).
     OperatorMissed(String),
 }
 
@@ -464,7 +464,10 @@ fn run_hercules(conf: &Path, rc: &Path, dir: &Path, cfg: &Config) -> Run {
     let status = child.wait().expect("wait for hercules");
     let mut log = String::from_utf8_lossy(&out).into_owned();
     log.push_str(&String::from_utf8_lossy(&err));
-    if missed {
+    // Seen once without the plugin loaded: CPU 0's disabled wait logged, the operator never
+    // fired, and Hercules shut down by itself a moment later (its logger thread ending
+    // first). The check script never ran: that is the same miss.
+    if missed || (waited_since.is_some() && !fired) {
         return Run::OperatorMissed(log);
     }
     if status.code() == Some(124) || status.code() == Some(137) {
