@@ -28,7 +28,8 @@ pub struct Stretch {
 /// It keeps its phase (the due time advances by exactly one interval per sample, so the
 /// average rate is exact) and learns how late the scheduler's wake-ups arrive, asking for
 /// them that much earlier; a sample is taken when the tick comes within that margin of the
-/// due time. Samples are therefore evenly spread with a jitter of about one wake-up latency.
+/// due time, or up to EARLY_NS before it when the sampler arms the CPU in a wake-up made for
+/// another. Samples are therefore evenly spread with a jitter of about one wake-up latency.
 /// A tick that comes more than an interval late takes one sample and the clock catches up
 /// with the following ticks (one sample per tick, each of the instruction the CPU has then
 /// reached, never a burst of the same one: two samples are always at least a quarter of an
