@@ -92,6 +92,17 @@ fn powered_off(log: &str) {
     );
 }
 
+/// The share of the samples of CPU `cpu` (`000`...) in `perf report --sort cpu` lines
+/// (`<percent>%  <cpu>`), 0 if it has none.
+fn cpu_share(report: &[&str], cpu: &str) -> f64 {
+    report
+        .iter()
+        .find(|l| l.ends_with(cpu))
+        .and_then(|l| l.split('%').next())
+        .and_then(|p| p.trim().parse::<f64>().ok())
+        .unwrap_or(0.0)
+}
+
 fn crypto(log: &str, event: &str) -> Option<f64> {
     lines(log, "CRYPTO:")
         .into_iter()
@@ -210,13 +221,7 @@ fn linux_perf_and_lscpumf_use_the_facilities() {
     // lost records.
     let cpus = lines(&log, "CPUS:");
     for c in ["000", "001"] {
-        let pct = cpus
-            .iter()
-            .find(|l| l.ends_with(c))
-            .and_then(|l| l.split('%').next())
-            .and_then(|p| p.trim().parse::<f64>().ok())
-            .unwrap_or(0.0);
-        assert!(pct > 10.0, "CPU {c}: {cpus:?}");
+        assert!(cpu_share(&cpus, c) > 10.0, "CPU {c}: {cpus:?}");
     }
     let stats = lines(&log, "STATS:").join("\n");
     assert!(stats.contains("SAMPLE events"), "{stats}");
@@ -318,13 +323,7 @@ fn debian_13_linux_6_12_measures_four_cpus_through_cpu_hotplug() {
     // perf record -a: samples from every CPU, no lost records.
     let rcpu = lines(disk, "RCPU:");
     for c in ["000", "001", "002", "003"] {
-        let pct = rcpu
-            .iter()
-            .find(|l| l.ends_with(c))
-            .and_then(|l| l.split('%').next())
-            .and_then(|p| p.trim().parse::<f64>().ok())
-            .unwrap_or(0.0);
-        assert!(pct > 10.0, "CPU {c}: {rcpu:?}");
+        assert!(cpu_share(&rcpu, c) > 10.0, "CPU {c}: {rcpu:?}");
     }
     for tag in ["RSTATS:", "HSTATS:"] {
         let stats = lines(disk, tag).join("\n");

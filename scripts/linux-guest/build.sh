@@ -35,25 +35,23 @@ if [ ! -f "$cache/debs/.complete" ]; then
   indexed=signed
   for try in 1 2 3 4; do
     apt-get update -qq -o APT::Sandbox::User=root >/dev/null 2>&1 && break
-    if [ "$try" = 4 ]; then
-      # Seen for days on end: the mirror's s390x Packages differs from what its signed Release
-      # names. Read that index as a local unsigned repository, then fetch each package from
-      # the mirror over HTTPS and check it against the index's SHA256.
-      echo "build: the mirror's $rel s390x index does not match its signed Release;" \
-           "using the index as served, over HTTPS, and checking every package against it" >&2
-      indexed=unsigned
-      idx="$cache/index/dists/$rel/main/binary-s390x"
-      mkdir -p "$idx"
-      curl -fsS --retry 3 -o "$idx/Packages.xz" \
-        "https://deb.debian.org/debian/dists/$rel/main/binary-s390x/Packages.xz"
-      xz -df "$idx/Packages.xz"
-      echo "deb [arch=s390x trusted=yes] file:$cache/index $rel main" > "$cache/apt/etc/sources.list"
-      apt-get update -qq -o APT::Sandbox::User=root -o Acquire::AllowInsecureRepositories=1 \
-        >/dev/null 2>&1 || { echo "build: apt-get update failed for $rel" >&2; exit 1; }
-      break
-    fi
-    sleep 20
+    if [ "$try" = 4 ]; then indexed=unsigned; else sleep 20; fi
   done
+  if [ "$indexed" = unsigned ]; then
+    # Seen for days on end: the mirror's s390x Packages differs from what its signed Release
+    # names. Read that index as a local unsigned repository, then fetch each package from
+    # the mirror over HTTPS and check it against the index's SHA256.
+    echo "build: the mirror's $rel s390x index does not match its signed Release;" \
+         "using the index as served, over HTTPS, and checking every package against it" >&2
+    idx="$cache/index/dists/$rel/main/binary-s390x"
+    mkdir -p "$idx"
+    curl -fsS --retry 3 -o "$idx/Packages.xz" \
+      "https://deb.debian.org/debian/dists/$rel/main/binary-s390x/Packages.xz"
+    xz -df "$idx/Packages.xz"
+    echo "deb [arch=s390x trusted=yes] file:$cache/index $rel main" > "$cache/apt/etc/sources.list"
+    apt-get update -qq -o APT::Sandbox::User=root -o Acquire::AllowInsecureRepositories=1 \
+      >/dev/null 2>&1 || { echo "build: apt-get update failed for $rel" >&2; exit 1; }
+  fi
   kernel=$(apt-cache depends linux-image-s390x | sed -n 's/.*Depends: \(linux-image-[0-9].*-s390x\)$/\1/p' | head -n1)
   libs=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
          --no-replaces --no-enhances --no-pre-depends linux-perf s390-tools \

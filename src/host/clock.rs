@@ -14,6 +14,11 @@ pub const MAX_CATCH_UP: u64 = 64;
 /// virtual machine (`scripts/bench-wake.sh`), far more than a sample.
 pub const EARLY_NS: u64 = 20_000;
 
+/// How long before its due time a clock of interval `interval_ns` takes a tick as due.
+pub fn early_window(interval_ns: u64) -> u64 {
+    EARLY_NS.min(interval_ns / 4)
+}
+
 /// The stretch of execution a sample stands for: CPU time and instructions since the
 /// previous sample (or since the clock started).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -155,7 +160,7 @@ impl SampleClock {
         // The time the wake-up was asked for (see wake_at).
         let spacing = self.spacing_limit(i);
         let wake = (next - margin.min(next - 1)).max(spacing);
-        if now_ns < wake.saturating_sub(EARLY_NS.min(i / 4)).max(spacing) {
+        if now_ns < wake.saturating_sub(early_window(i)).max(spacing) {
             return None;
         }
         if self.last_ns.load(Ordering::Relaxed) != 0

@@ -222,7 +222,6 @@ impl Meter {
     pub fn rebase(&self) {
         self.rebase_pending.store(true, Ordering::Relaxed);
     }
-
     /// The CPU time of the last accounting point: the time the CPU's measurements are at.
     /// A later time can be lower (an extrapolation ran ahead of the real time, which then
     /// catches up), so users that need time to advance take the larger of the two.

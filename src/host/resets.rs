@@ -50,26 +50,24 @@ pub fn reset_for_load() {
 
 /// One CPU's part of [`reset_for_load`].
 fn reset_cpu_for_load(st: &state::CpuState) {
-    {
-        // Hercules keeps the instruction counts at ldmod: no rebase, which would take the
-        // next momentary drop of the count (a read between the timer thread's two stores of
-        // its fold) for a reset and count every instruction since IPL again.
-        reset_measurements(st, true);
-        let s = &st.schedule;
-        s.host.stop();
-        s.host_accounting.store(false, Ordering::Release);
-        s.host_mvs.store(false, Ordering::Release);
-        s.host_diagnostic.store(false, Ordering::Release);
-        s.shared.armed.store(false, Ordering::Release);
-        s.shared.wall_deadline.store(u64::MAX, Ordering::Release);
-        s.shared.due_cpu_ns.store(0, Ordering::Relaxed);
-        s.shared.follow_cpu_ns.store(0, Ordering::Relaxed);
-        s.shared.armed_cpu_ns.store(0, Ordering::Relaxed);
-        s.private.stale_looks.store(0, Ordering::Relaxed);
-        s.private.seen_cpu_ns.store(0, Ordering::Relaxed);
-        s.private.escalated.store(false, Ordering::Relaxed);
-        st.run.reset();
-    }
+    // Hercules keeps the instruction counts at ldmod: no rebase, which would take the
+    // next momentary drop of the count (a read between the timer thread's two stores of
+    // its fold) for a reset and count every instruction since IPL again.
+    reset_measurements(st, true);
+    let s = &st.schedule;
+    s.host.stop();
+    s.host_accounting.store(false, Ordering::Release);
+    s.host_mvs.store(false, Ordering::Release);
+    s.host_diagnostic.store(false, Ordering::Release);
+    s.shared.armed.store(false, Ordering::Release);
+    s.shared.wall_deadline.store(u64::MAX, Ordering::Release);
+    s.shared.due_cpu_ns.store(0, Ordering::Relaxed);
+    s.shared.follow_cpu_ns.store(0, Ordering::Relaxed);
+    s.shared.armed_cpu_ns.store(0, Ordering::Relaxed);
+    s.private.stale_looks.store(0, Ordering::Relaxed);
+    s.private.seen_cpu_ns.store(0, Ordering::Relaxed);
+    s.private.escalated.store(false, Ordering::Relaxed);
+    st.run.reset();
 }
 
 /// The manual controls of Hercules' console that reset the configuration (z/Architecture

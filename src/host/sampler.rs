@@ -4,7 +4,7 @@
 //! `shared/reference/hercules-integration.md`). CPUs post their deadlines with
 //! [`reschedule`] (or [`schedule`]), waking the thread only when it would sleep past them.
 
-use crate::host::clock::EARLY_NS;
+use crate::host::clock::{early_window, EARLY_NS};
 use crate::host::glue::hcpumf_host;
 use crate::host::meter::{bump, mono_ns};
 use crate::host::schedule::{SchedPrivate, SchedShared, TickSchedule};
@@ -322,8 +322,8 @@ enum DueCheck {
 /// stopped or was preempted) is armed, so that its first instruction ticks and reads its own
 /// time.
 fn confirm_due(h: &hcpumf_host, cpu: u16, sh: &SchedShared, own: &SchedPrivate) -> DueCheck {
-    // The clocks take a sample that far before its due time (clock::EARLY_NS).
-    let early = EARLY_NS.min(sh.period_hint.load(Ordering::Relaxed) / 4);
+    // The clocks take a sample that far before its due time.
+    let early = early_window(sh.period_hint.load(Ordering::Relaxed));
     let due = sh.due_cpu_ns.load(Ordering::Relaxed);
     let Some(read) = h.thread_cputime_ns.filter(|_| due > 1) else {
         return DueCheck::Arm(None);
@@ -396,11 +396,11 @@ fn full_arming_lost(h: &hcpumf_host, cpu: usize, s: &TickSchedule) -> bool {
 fn scan(r: &Runtime, now: u64) -> u64 {
     let mut next = now + 100_000_000;
     let Some(h) = host() else { return next };
-    let any_due = r
-        .cpus
-        .iter()
-        .any(|st| st.schedule.shared.wall_deadline.load(Ordering::SeqCst) <= now);
-    let horizon = if any_due { now + EARLY_NS } else { now };
+    let horizon = if earliest(r) <= now {
+        now + EARLY_NS
+    } else {
+        now
+    };
     for (i, st) in r.cpus.iter().enumerate() {
         let s = &st.schedule;
         let d = s.shared.wall_deadline.load(Ordering::SeqCst);
