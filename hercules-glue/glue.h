@@ -50,6 +50,19 @@ typedef struct hcpumf_result {
     uint8_t store[HCPUMF_MAX_STORE];
 } hcpumf_result;
 
+/* A running CPU as a basic-sampling data entry describes it, read from the sampler thread
+ * (see hcpumf_host.peek). */
+typedef struct hcpumf_peek {
+    uint8_t arch;       /* 0 S/370, 1 ESA/390, 2 z/Architecture */
+    uint8_t problem;    /* PSW P */
+    uint8_t dat;        /* PSW T */
+    uint8_t asc;        /* PSW AS */
+    uint64_t ia;        /* address of the instruction the CPU is at */
+    uint64_t cr4;       /* control register 4 (primary ASN) */
+    uint64_t instcount; /* regs->instcount */
+    uint64_t prevcount; /* regs->prevcount */
+} hcpumf_peek;
+
 /* Services of the glue that the Rust core calls (from any thread unless noted). */
 typedef struct hcpumf_host {
     /* Write one console line (no trailing newline needed). */
@@ -82,6 +95,11 @@ typedef struct hcpumf_host {
     /* Architecture mode of CPU `cpu`, 0-2, or 255 when offline; PSW bits in `state`:
      * bit 0 problem, 1 wait, 2 stopped. */
     uint8_t (*cpu_state)(uint16_t cpu, uint8_t *state);
+    /* Read CPU `cpu`'s state for a sample taken from another thread: 1 with `out` filled
+     * when the CPU is online, started, not waiting, not interpreting a SIE guest and not
+     * executing the target of an EXECUTE, and its instruction address read consistently;
+     * 0 otherwise (the caller then arms the CPU). */
+    int (*peek)(uint16_t cpu, hcpumf_peek *out);
 } hcpumf_host;
 
 /* The glue's HDL sections. The Rust cdylib exports hdl_depc, hdl_reso, hdl_init, hdl_dins

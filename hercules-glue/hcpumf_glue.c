@@ -434,6 +434,54 @@ static void ARCH_DEP(hcpumf_kick)(REGS *regs)
     }
 }
 
+/* Read a running CPU's state from the sampler thread, for a basic-sampling data entry taken
+ * without stopping the CPU. The CPU thread keeps its instruction address in the
+ * instruction-fetch accelerator (ip within the page aip, at virtual AIV, while aie is set;
+ * psw.IA otherwise, see PSW_IA and INVALIDATE_AIA), which it changes as it runs: the page
+ * fields are read before and after ip and must agree, with ip inside that page, or the read
+ * is made again. The other fields are single words the CPU changes only at instruction
+ * boundaries. */
+static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, hcpumf_peek *p)
+{
+    volatile REGS *r = regs;
+    int k;
+    if (r->cpustate != CPUSTATE_STARTED || WAITSTATE(&r->psw) || r->sie_active || r->execflag
+        || r->hostregs != regs)
+        return 0;
+    for (k = 0; k < 8; k++) {
+        BYTE *aie1, *aip1, *aie2, *aip2, *ip;
+        U64 aiv1, aiv2, ia;
+        aie1 = r->aie;
+        aip1 = r->aip;
+        aiv1 = r->AIV;
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        ip = r->ip;
+        ia = r->psw.IA;
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        aie2 = r->aie;
+        aip2 = r->aip;
+        aiv2 = r->AIV;
+        if (aie1 != aie2 || aip1 != aip2 || aiv1 != aiv2)
+            continue;
+        if (aie1 == NULL)
+            p->ia = ia & ADDRESS_MAXWRAP(regs);
+        else if (ip >= aip1 && ip < aip1 + PAGEFRAME_PAGESIZE)
+            p->ia = (aiv1 + (U64)(ip - aip1)) & ADDRESS_MAXWRAP(regs);
+        else
+            continue;
+        p->arch = HCPUMF_ARCH;
+        p->problem = PROBSTATE(&r->psw) ? 1 : 0;
+        p->dat = REAL_MODE(&r->psw) ? 0 : 1;
+        p->asc = (r->psw.asc >> 6) & 3;
+        p->cr4 = HCPUMF_CR(regs, 4);
+        p->instcount = r->instcount;
+        p->prevcount = r->prevcount;
+        /* Still running, and not gone into a wait, while we read. */
+        return r->cpustate == CPUSTATE_STARTED && !WAITSTATE(&r->psw);
+    }
+    return 0;
+}
+
 /* Hercules copies the first-level opcode table into each CPU's REGS when the CPU comes
  * online and does not refresh it on ldmod/rmmod, so the first-level instructions the plugin
  * wraps (SIGP, SVC, LPSW) are put into (or taken out of) the tables of online CPUs here. */
@@ -563,8 +611,10 @@ static void hcpumf_h_mainlock(int obtain)
 
 static void hcpumf_h_mark_changed(uint64_t abs)
 {
+    /* Atomic: the sampler thread sets them while the CPUs' threads change keys. */
     if (abs < sysblk.mainsize)
-        STORAGE_KEY(abs, &sysblk) |= (STORKEY_REF | STORKEY_CHANGE);
+        __atomic_fetch_or(&STORAGE_KEY(abs, &sysblk), STORKEY_REF | STORKEY_CHANGE,
+                          __ATOMIC_RELAXED);
 }
 
 static FUNC *hcpumf_current_table(REGS *regs)
@@ -648,6 +698,26 @@ static void hcpumf_h_kick_waiting(uint16_t cpu)
         HCPUMF_PER_ARCH(regs, hcpumf_kick, regs);
     }
     RELEASE_INTLOCK(NULL);
+}
+
+static int hcpumf_h_peek(uint16_t cpu, hcpumf_peek *out)
+{
+    REGS *regs;
+    int rc = 0;
+    if (cpu >= MAX_CPU_ENGINES)
+        return 0;
+    memset(out, 0, sizeof(*out));
+    obtain_lock(&sysblk.cpulock[cpu]);
+    regs = sysblk.regs[cpu];
+    if (IS_CPU_ONLINE(cpu) && regs) {
+        switch (regs->arch_mode) {
+        case ARCH_370: rc = s370_hcpumf_peek_regs(regs, out); break;
+        case ARCH_390: rc = s390_hcpumf_peek_regs(regs, out); break;
+        case ARCH_900: rc = z900_hcpumf_peek_regs(regs, out); break;
+        }
+    }
+    release_lock(&sysblk.cpulock[cpu]);
+    return rc;
 }
 
 static uint16_t hcpumf_h_machine_type(void)
@@ -767,6 +837,7 @@ HDL_REGISTER_SECTION;
     h->instcount = hcpumf_h_instcount;
     h->tod = hcpumf_h_tod;
     h->cpu_state = hcpumf_h_cpu_state;
+    h->peek = hcpumf_h_peek;
     HDL_REGISTER(system_command, hcpumf_system_command);
     HDL_REGISTER(debug_cpu_state, hcpumf_debug_cpu_state);
     hcpumf_load(h);

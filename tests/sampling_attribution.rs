@@ -5,10 +5,34 @@
 mod common;
 use common::*;
 
+/// The sampler thread takes these samples from the running CPU (`host::remote`); the status
+/// line says how many.
 #[test]
 fn samples_fall_in_each_loop_in_proportion_to_its_cycles() {
+    let taken_outside = attribution(true);
+    assert!(
+        taken_outside > 1000,
+        "{taken_outside} samples taken from outside"
+    );
+}
+
+/// The same with every sample taken by the tick on the CPU's own thread.
+#[test]
+fn samples_taken_by_the_tick_fall_in_each_loop_in_proportion_to_its_cycles() {
+    assert_eq!(attribution(false), 0);
+}
+
+/// Run `samp_attr`, check the attribution and the CPI its U fields estimate, and return how
+/// many samples `hcpumf status` says were taken without a tick.
+fn attribution(remote: bool) -> u64 {
     let cfg = Config {
-        show: vec![(0x3000, 0x40), (0x37f0, 0x10)],
+        show: vec![(0x3000, 0x50), (0x37f0, 0x10)],
+        after: vec!["hcpumf status".into()],
+        env: if remote {
+            Vec::new()
+        } else {
+            vec![("HCPUMF_SAMPLE_REMOTE".into(), "0".into())]
+        },
         ..Config::default()
     };
     let out = run("samp_attr", &cfg);
@@ -52,6 +76,22 @@ fn samples_fall_in_each_loop_in_proportion_to_its_cycles() {
         ((samples + overflow) as f64 - expected).abs() / expected < 0.05,
         "{samples} stored + {overflow} counted vs {expected:.0} intervals"
     );
+    // SA23-2260, "Number of Unique Instructions": busy samples over the sum of U estimate
+    // the CPI the counters measured over the same stretch.
+    let (sum_u, instructions) = (out.u64(0x3040), out.u64(0x3048));
+    let sample_cpi = samples as f64 / sum_u.max(1) as f64;
+    let counter_cpi = cycles as f64 / instructions.max(1) as f64;
+    eprintln!("CPI: samples {sample_cpi:.3}, counters {counter_cpi:.3}");
+    assert!(
+        (sample_cpi - counter_cpi).abs() / counter_cpi < 0.10,
+        "sample CPI {sample_cpi:.3} (sum of U {sum_u}) vs counters {counter_cpi:.3}"
+    );
+    out.log
+        .lines()
+        .filter_map(|l| l.split("samples taken without one ").nth(1))
+        .filter_map(|t| t.split(|c: char| !c.is_ascii_digit()).next())
+        .filter_map(|n| n.parse::<u64>().ok())
+        .sum()
 }
 
 /// SA23-2260, "Number of Unique Instructions": busy samples divided by the sum of U estimates

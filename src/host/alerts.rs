@@ -2,7 +2,7 @@
 //! from any thread reach it at its next tick, or through the glue when it waits.
 
 use crate::arch::alerts::AlertBits;
-use crate::host::sampler::{schedule, wall_ns};
+use crate::host::deadline::{schedule, wall_ns};
 use crate::host::services::host;
 use crate::host::state::{cpu, CpuState};
 

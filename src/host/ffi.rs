@@ -196,6 +196,7 @@ pub unsafe extern "C" fn hcpumf_state_change(v: *const hcpumf_view, next: i32) {
                 _ => None,
             };
             if let Some(st) = state::cpu(v.cpu) {
+                let _held = st.exclusive.take();
                 st.meter
                     .account_now(raw_counts(v), v.problem != 0, false, next);
             }

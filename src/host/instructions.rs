@@ -7,8 +7,8 @@ use crate::arch::cpu::CpuView;
 use crate::arch::instructions::{be_u64, op, Operands, Outcome};
 use crate::arch::model::CounterSets;
 use crate::arch::pgm::{Cc, ProgramException};
+use crate::host::deadline::reschedule;
 use crate::host::meter::RawCounts;
-use crate::host::sampler::reschedule;
 use crate::host::tick::{self, update_accounting};
 use crate::host::{model, state};
 
@@ -24,6 +24,9 @@ pub fn execute(
     let Some(st) = state::cpu(view.cpu) else {
         return Ok(Outcome::cc(Cc::Three));
     };
+    // Kept until the instruction is done: the sampler takes no sample from outside while
+    // the instruction changes the sampling state.
+    let _held = st.exclusive.take();
     let m = model::current();
     let (now, now_ns) =
         st.meter

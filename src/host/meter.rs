@@ -90,6 +90,21 @@ impl Meter {
         real
     }
 
+    /// The instruction count a reading of Hercules' counts `instcount` and `prevcount` would
+    /// give, without accounting (the sampler thread, while it holds the CPU: see
+    /// `host::exclusive`). None when that needs the accounting's judgement: Hercules' timer
+    /// folded the count since the last accounting point (`prevcount` moved), or a reset
+    /// zeroed it.
+    pub fn instructions_at(&self, instcount: u64, prevcount: u64) -> Option<u64> {
+        if self.rebase_pending.load(Ordering::Relaxed)
+            || prevcount != self.raw_prev.load(Ordering::Relaxed)
+        {
+            return None;
+        }
+        let last = self.raw_inst.load(Ordering::Relaxed);
+        (instcount >= last).then(|| self.instructions.load(Ordering::Relaxed) + (instcount - last))
+    }
+
     /// Fold what happened since the previous accounting point into the totals. The interval
     /// goes to the state the CPU is in now when that is also the state it started in; when
     /// the two differ, an interruption switched the state at an unknown moment in between
@@ -295,6 +310,28 @@ pub const FAST_HOLD_NS: u64 = 20_000_000;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn instructions_at_reads_ahead_without_accounting() {
+        let m = Meter::default();
+        let raw = |instcount, prevcount| RawCounts {
+            instcount,
+            prevcount,
+            waitsig: 0,
+        };
+        m.account(raw(1_000, 5_000), 1_000_000, false);
+        let base = m.reading().instructions;
+        assert_eq!(m.instructions_at(1_600, 5_000), Some(base + 600));
+        // Nothing was accounted.
+        assert_eq!(m.reading().instructions, base);
+        // Hercules' timer folded the count, or a read fell between its two stores: the
+        // accounting decides.
+        assert_eq!(m.instructions_at(0, 6_600), None);
+        assert_eq!(m.instructions_at(900, 5_000), None);
+        // A reset zeroed the counts.
+        m.rebase();
+        assert_eq!(m.instructions_at(1_600, 5_000), None);
+    }
 
     /// The tick skips the CPU-time read when the extrapolation says no sample is due; that
     /// is only sound because the extrapolation never runs behind the thread's real CPU time.

@@ -12,7 +12,8 @@
 //! | [`meter`] | instructions and CPU time of a CPU, their problem-state attribution |
 //! | [`clock`] | the sampling clocks (guest and HIS run), in CPU time |
 //! | [`schedule`] | a CPU's tick schedule: sampling clocks, accounting points, the line shared with the sampler |
-//! | [`sampler`] | the sampler thread that arms CPUs when their time has come, and how CPUs post deadlines |
+//! | [`sampler`], [`deadline`] | the sampler thread that takes samples and arms CPUs when their time has come; how CPUs post deadlines |
+//! | [`remote`], [`exclusive`] | basic samples the sampler thread takes from a running CPU without stopping it; who may change a CPU's sampling state |
 //! | [`tick`] | the tick on the CPU's thread: account, guest sample, run sample, alert |
 //! | [`instructions`] | executing the CPU-measurement instructions against the CPU's state |
 //! | [`alerts`] | raising measurement alerts and getting them to the CPU |
@@ -24,11 +25,14 @@ pub mod alerts;
 pub mod cacheline;
 pub mod clock;
 pub mod crypto;
+pub mod deadline;
+pub mod exclusive;
 pub mod ffi;
 pub mod glue;
 pub mod instructions;
 pub mod meter;
 pub mod model;
+pub mod remote;
 pub mod resets;
 pub mod run;
 pub mod run_cpu;

@@ -145,6 +145,7 @@ pub fn apply_authorizations(only: Option<u16>) {
         if only.is_some_and(|c| c != cpu) {
             continue;
         }
+        let _held = st.exclusive.take();
         let now = st.meter.reading();
         let mut bits = st
             .counters

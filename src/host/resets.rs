@@ -13,6 +13,7 @@ use std::sync::atomic::Ordering;
 /// requests cleared by initial CPU reset and clear reset).
 pub fn reset_cpu(cpu: u16, initial: bool) {
     let Some(st) = state::cpu(cpu) else { return };
+    let _held = st.exclusive.take();
     // Hercules zeroes the CPU's instruction counts with every reset it performs.
     st.meter.rebase();
     reset_measurements(st, initial);
@@ -20,6 +21,7 @@ pub fn reset_cpu(cpu: u16, initial: bool) {
 
 /// The measurement state of [`reset_cpu`], without expecting Hercules to zero its counts.
 fn reset_measurements(st: &state::CpuState, initial: bool) {
+    let _held = st.exclusive.take();
     let now = st.meter.reading();
     if initial {
         st.counters.initial_cpu_reset();

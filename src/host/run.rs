@@ -8,8 +8,8 @@
 
 use crate::arch::cpu::CpuView;
 use crate::arch::storage::GuestStorage;
+use crate::host::deadline::{schedule, wall_ns};
 use crate::host::model;
-use crate::host::sampler::{schedule, wall_ns};
 use crate::host::services::tod_or_now;
 use crate::host::state::{self, CpuState};
 use crate::host::storage::HostStorage;

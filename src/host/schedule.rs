@@ -1,6 +1,6 @@
 //! When a CPU next needs its tick: its two sampling clocks, its accounting points, and the
 //! cache line the CPU's tick and the sampler thread exchange. (The deadlines themselves are
-//! posted with `sampler::reschedule`.)
+//! posted with `deadline::reschedule`.)
 
 use crate::host::cacheline::Padded;
 use crate::host::clock::SampleClock;
@@ -46,6 +46,11 @@ pub struct SchedPrivate {
     pub escalated_cpu_ns: AtomicU64,
     /// Full armings the CPU ran on through and that were made again (`hcpumf status`).
     pub rearms: AtomicU64,
+    /// Samples taken from the sampler thread since the last one that went through the tick
+    /// (`host::remote`).
+    pub remote_streak: AtomicU32,
+    /// Samples taken from the sampler thread (`hcpumf status`).
+    pub remote_samples: AtomicU64,
 }
 
 /// When a CPU next needs its tick.

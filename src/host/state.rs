@@ -7,6 +7,7 @@ use crate::arch::counter::{CoprocessorGroups, CpuCounters};
 use crate::arch::program_param::ProgramParameter;
 use crate::arch::sampling::CpuSampling;
 use crate::host::cacheline::Padded;
+use crate::host::exclusive::Exclusive;
 use crate::host::meter::Meter;
 use crate::host::run_cpu::RunCpu;
 use crate::host::schedule::TickSchedule;
@@ -30,6 +31,8 @@ pub struct CpuState {
     pub crypto_totals: [AtomicU64; 20],
     /// What a HIS run keeps for this CPU: the block being filled, the CPU as last seen.
     pub run: RunCpu,
+    /// Which thread may change the CPU's sampling state and meter now (`host::exclusive`).
+    pub exclusive: Padded<Exclusive>,
 }
 
 /// The global state of the loaded plugin.

@@ -10,8 +10,8 @@
 use crate::arch::cpu::CpuView;
 use crate::arch::model::CounterSets;
 use crate::arch::sampling::SamplingControls;
+use crate::host::deadline::{host_core, reschedule_at, wall_of, ARM_TRUST_NS};
 use crate::host::meter::{bump, mono_ns, RawCounts};
-use crate::host::sampler::{host_core, reschedule_at, wall_of, ARM_TRUST_NS};
 use crate::host::services::tod_or_now;
 use crate::host::state::{self, CpuState};
 use crate::host::storage::HostStorage;
@@ -22,6 +22,7 @@ use std::sync::atomic::Ordering;
 /// to present a pending measurement alert now. Returns the interruption parameter to present.
 pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32> {
     let st = state::cpu(view.cpu)?;
+    let _held = st.exclusive.take();
     let s = &st.schedule;
     s.shared.armed.store(false, Ordering::Release);
     bump(&s.ticks, 1);
@@ -113,7 +114,7 @@ fn unread_cpu_time(st: &CpuState, raw: RawCounts) -> u64 {
 /// The guest's sampling (SA23-2260, "Sampling Functions"): when the guest's clock says a
 /// sample is due, store the data entry and run the sample-data-block update process in
 /// guest storage; alerts it recognizes become pending.
-fn guest_sample(st: &CpuState, view: &CpuView, now_ns: u64) {
+pub(crate) fn guest_sample(st: &CpuState, view: &CpuView, now_ns: u64) {
     let clock = &st.schedule.guest;
     if !st.sampling.any_active() {
         clock.stop();

@@ -7,7 +7,8 @@
 # entries are classified by instruction address.
 #   0x3000 entries in hot   0x3008 entries in cold   0x3010 other entries
 #   0x3018 overflow counts   0x3020 cycles in hot   0x3028 cycles in cold
-#   0x3030 cycles while sampling   0x3038 interval
+#   0x3030 cycles while sampling   0x3038 interval   0x3040 sum of the entries' U
+#   0x3048 instructions while sampling
         .include "lowcore.inc"
         .set  NSDB, 128
 start:  lghi  %r13,0x3000
@@ -34,6 +35,9 @@ start:  lghi  %r13,0x3000
         agfi  %r2,0x1000
         stg   %r2,0x158(%r13)
         lghi  %r4,0
+        lghi  %r0,1
+        ecctr %r1,%r0
+        stg   %r1,0x48(%r13)
         ecctr %r9,%r4
         lsctl 0x140(%r13)
 2:      ecctr %r10,%r4
@@ -63,6 +67,10 @@ coldend: ecctr %r3,%r4
         ecctr %r1,%r4
         sgr   %r1,%r9
         stg   %r1,0x30(%r13)
+        lghi  %r0,1
+        ecctr %r1,%r0
+        sg    %r1,0x48(%r13)
+        stg   %r1,0x48(%r13)
         lsctl zero-data(%r12)
         larl  %r7,hot
         larl  %r8,hotend
@@ -76,6 +84,10 @@ coldend: ecctr %r3,%r4
 6:      lh    %r0,0(%r2)
         ltr   %r0,%r0
         jz    8f
+        llgc  %r0,2(%r2)                     # U: bits 20-23
+        nill  %r0,15
+        alg   %r0,0x40(%r13)
+        stg   %r0,0x40(%r13)
         lg    %r0,8(%r2)                     # instruction address
         lghi  %r11,0x10                      # other
         clgr  %r0,%r7

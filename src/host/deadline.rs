@@ -1,0 +1,129 @@
+//! Deadlines: how CPUs tell the sampler thread (`host::sampler`) when they next need it, in
+//! wall time since the plugin's epoch, and the constants both sides agree on. Kept apart
+//! from the sampler's loop so that what the sampler calls (`host::remote`, through it the
+//! tick's sampling) can post deadlines without importing the loop.
+
+use crate::host::meter::mono_ns;
+use crate::host::state::{cpu, rt, Runtime};
+use std::sync::atomic::Ordering;
+
+/// Nanoseconds since the scheduler epoch.
+pub fn wall_ns() -> u64 {
+    wall_of(mono_ns())
+}
+
+/// The wall time (ns since the scheduler epoch) of a monotonic-clock reading.
+pub fn wall_of(mono: u64) -> u64 {
+    mono.saturating_sub(rt().epoch_mono_ns)
+}
+
+/// How often a CPU with a masked pending alert is looked at again.
+pub const ALERT_POLL_NS: u64 = 1_000_000;
+
+/// A deadline at most this much before the scheduler's planned wake-up does not wake it: it
+/// comes that much late (the sampling clocks learn such lateness and ask earlier), and the
+/// CPU thread makes no system call. The scheduler plans its wake-up for a CPU's next
+/// deadline from the CPU's posted follow-on due time, which the deadline the tick then
+/// posts misses by the few microseconds between the scheduler's clock reading and the tick.
+pub const WAKE_TOLERANCE_NS: u64 = 10_000;
+
+/// Ask the scheduler to arm `cpu` at wall time `deadline`. The scheduler is only woken when
+/// it would otherwise sleep past the deadline: in steady sampling it already expects the
+/// CPU's next tick (see `scheduler_loop`), so the CPU thread makes no system call here.
+pub fn schedule(cpu_no: u16, deadline: u64) {
+    let Some(st) = cpu(cpu_no) else { return };
+    st.schedule
+        .shared
+        .wall_deadline
+        .store(deadline, Ordering::SeqCst);
+    let r = rt();
+    if deadline.saturating_add(WAKE_TOLERANCE_NS) < r.sched.sleep_target.load(Ordering::SeqCst) {
+        r.sched.sleep_target.store(0, Ordering::SeqCst);
+        wake_scheduler(r);
+    }
+}
+
+/// Unpark the scheduler thread (its next park returns at once if it is not parked yet).
+pub fn wake_scheduler(r: &Runtime) {
+    if let Ok(g) = r.sampler.read() {
+        if let Some(t) = g.as_ref() {
+            t.unpark();
+        }
+    }
+}
+
+/// Work out when `cpu` next needs a tick and tell the scheduler.
+pub fn reschedule(cpu_no: u16, now_cpu_ns: u64) {
+    reschedule_at(cpu_no, now_cpu_ns, wall_ns());
+}
+
+/// [`reschedule`] with the wall time `wall` (the tick has just read the clock).
+pub fn reschedule_at(cpu_no: u16, now_cpu_ns: u64, wall: u64) {
+    let Some(st) = cpu(cpu_no) else { return };
+    let s = &st.schedule;
+    let mut due = u64::MAX;
+    for d in [
+        s.guest.wake_at(),
+        s.next_account_ns.load(Ordering::Relaxed),
+        s.host.wake_at(),
+    ] {
+        if d != 0 {
+            due = due.min(d);
+        }
+    }
+    let mut hint = u64::MAX;
+    for p in [s.guest.interval(), s.host.interval()] {
+        if p != 0 {
+            hint = hint.min(p);
+        }
+    }
+    if s.next_account_ns.load(Ordering::Relaxed) != 0 {
+        hint = hint.min(st.meter.account_period(now_cpu_ns) / 2);
+    }
+    s.shared
+        .period_hint
+        .store(if hint == u64::MAX { 0 } else { hint }, Ordering::Relaxed);
+    s.shared
+        .due_cpu_ns
+        .store(if due == u64::MAX { 0 } else { due }, Ordering::Relaxed);
+    let mut follow = u64::MAX;
+    for f in [s.guest.follow_at(), s.host.follow_at()] {
+        if f != 0 {
+            follow = follow.min(f);
+        }
+    }
+    let acc = s.next_account_ns.load(Ordering::Relaxed);
+    if acc != 0 {
+        // The accounting point after the next is at least half a period on.
+        follow = follow.min(acc + st.meter.account_period(now_cpu_ns) / 2);
+    }
+    s.shared.follow_cpu_ns.store(
+        if follow == u64::MAX { 0 } else { follow },
+        Ordering::Relaxed,
+    );
+    let mut deadline = if due == u64::MAX {
+        u64::MAX
+    } else {
+        // CPU time advances at most as fast as wall time, so this never fires late.
+        wall.saturating_add(due.saturating_sub(now_cpu_ns))
+    };
+    if !st.alerts.pending().is_empty() {
+        deadline = deadline.min(wall + ALERT_POLL_NS);
+    }
+    if deadline != u64::MAX {
+        schedule(cpu_no, deadline);
+    } else {
+        s.shared.wall_deadline.store(u64::MAX, Ordering::Release);
+    }
+}
+
+/// The host core the calling thread runs on (u32::MAX if unknown).
+pub fn host_core() -> u32 {
+    // SAFETY: sched_getcpu takes no arguments (a vDSO call); it returns -1 on failure.
+    let c = unsafe { libc::sched_getcpu() };
+    u32::try_from(c).unwrap_or(u32::MAX)
+}
+
+/// The CPU thread's time may be at most this far from the scheduler's reading when the tick
+/// uses it: beyond, the thread was not running in between and the tick reads its own time.
+pub const ARM_TRUST_NS: u64 = 20_000;

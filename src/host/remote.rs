@@ -1,0 +1,196 @@
+//! Basic samples taken by the sampler thread from outside a running CPU, without stopping it.
+//!
+//! A basic-sampling data entry (SA23-2260, "Basic-Sampling Data Entry", Figure 2-17)
+//! describes the instruction the CPU is executing and a few PSW and control-register fields.
+//! All of them can be read from the CPU's registers while its thread runs on (the glue's
+//! `peek`), so when the guest's basic sampling is all a due tick would do, the sampler
+//! stores the entry and runs the sample-data-block update process itself. The CPU's thread
+//! then pays nothing for the sample: no opcode table rewritten from another core, no trap,
+//! no tick (`scripts/bench-cost.sh` measures the difference).
+//!
+//! Everything else still goes through the tick on the CPU's own thread: diagnostic entries
+//! (they describe the instruction's text and the CPU's measurements at a boundary), a HIS
+//! run's samples and problem-state accounting points (a guest sample due while neither is
+//! due is still taken from here), presenting a measurement alert, a CPU
+//! that waits or is stopped, and a CPU that executed nothing since the last sample (the
+//! clock's rule that no two samples describe the same instruction). One sample in
+//! [`TICK_EVERY`] also goes through the tick, so that the CPU's meter folds Hercules' counts
+//! and the sampler learns the core the CPU thread runs on.
+//!
+//! While the sampler stores a sample it holds the CPU (`host::exclusive`): the CPU's own
+//! LOAD SAMPLING CONTROLS, QUERY SAMPLING INFORMATION, resets and ticks wait for it.
+
+use crate::arch::cpu::{Arch, CpuView, MeterReading};
+use crate::arch::sampling::SamplingControls;
+use crate::host::clock::early_window;
+use crate::host::deadline::{reschedule_at, wall_ns};
+use crate::host::glue::{hcpumf_host, hcpumf_peek};
+use crate::host::meter::bump;
+use crate::host::state::CpuState;
+use crate::host::tick::guest_sample;
+use std::sync::atomic::Ordering;
+use std::sync::OnceLock;
+
+/// One sample in this many goes through the tick on the CPU's own thread.
+pub const TICK_EVERY: u32 = 512;
+
+/// What became of a due sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Remote {
+    /// Taken from here; the CPU's next deadline is posted.
+    Taken,
+    /// Taken from here, and it raised a measurement alert the CPU's tick must present.
+    TakenAlert,
+    /// Not for here: arm the CPU as before.
+    Declined,
+}
+
+/// Remote samples are on unless `HCPUMF_SAMPLE_REMOTE=0` is in Hercules' environment (every
+/// sample then goes through the tick, for comparison).
+pub fn enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var("HCPUMF_SAMPLE_REMOTE").map_or(true, |v| v.trim() != "0"))
+}
+
+/// Is the guest's basic sample the only thing a tick of this CPU would do at CPU time
+/// `cpu_ns`? (A HIS run's sample or an accounting point that is not due yet is left to its
+/// own tick.)
+fn basic_only(st: &CpuState, cpu_ns: u64) -> bool {
+    let c = st.sampling.controls();
+    let s = &st.schedule;
+    let account = s.next_account_ns.load(Ordering::Relaxed);
+    let host_due = s.host.running()
+        && s.host.wake_at() <= cpu_ns.saturating_add(early_window(s.host.interval()));
+    c.contains(SamplingControls::CS)
+        && !c.contains(SamplingControls::CD)
+        && s.guest.running()
+        && !host_due
+        && !s.host_diagnostic.load(Ordering::Relaxed)
+        && (account == 0 || account > cpu_ns)
+        && st.alerts.pending().is_empty()
+}
+
+/// Take CPU `cpu`'s due basic sample from the sampler thread, its thread's CPU time being
+/// `cpu_ns` (just read).
+pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> Remote {
+    let private = &st.schedule.private;
+    if !enabled() || !basic_only(st, cpu_ns) {
+        return Remote::Declined;
+    }
+    if private.remote_streak.load(Ordering::Relaxed) >= TICK_EVERY {
+        private.remote_streak.store(0, Ordering::Relaxed);
+        return Remote::Declined;
+    }
+    let Some(peek) = h.peek else {
+        return Remote::Declined;
+    };
+    let mut p = hcpumf_peek::default();
+    // SAFETY: the glue reads the CPU's registers under the CPU's lock and fills `p`, which
+    // outlives the call.
+    if unsafe { peek(cpu, &mut p) } == 0 {
+        return Remote::Declined;
+    }
+    let Some(_held) = st.exclusive.try_take() else {
+        return Remote::Declined;
+    };
+    // Again, now that the CPU's own thread cannot change it.
+    if !basic_only(st, cpu_ns) {
+        return Remote::Declined;
+    }
+    let Some(instructions) = st.meter.instructions_at(p.instcount, p.prevcount) else {
+        return Remote::Declined;
+    };
+    let view = CpuView {
+        cpu,
+        arch: Arch::from_u32(u32::from(p.arch)),
+        problem_state: p.problem != 0,
+        wait: false,
+        dat: p.dat != 0,
+        asc: p.asc,
+        ia: p.ia,
+        cr4: p.cr4,
+        meter: MeterReading {
+            instructions,
+            ..st.meter.reading()
+        },
+        ..CpuView::default()
+    };
+    let clock = &st.schedule.guest;
+    let stalls = clock.stalls.load(Ordering::Relaxed);
+    let taken = clock.taken.load(Ordering::Relaxed);
+    guest_sample(st, &view, cpu_ns);
+    if clock.stalls.load(Ordering::Relaxed) != stalls {
+        // The CPU executed nothing since the last sample: its next instruction ticks.
+        return Remote::Declined;
+    }
+    if clock.taken.load(Ordering::Relaxed) != taken {
+        bump(&private.remote_samples, 1);
+        private.remote_streak.fetch_add(1, Ordering::Relaxed);
+    }
+    reschedule_at(cpu, cpu_ns, wall_ns());
+    if st.alerts.pending().is_empty() {
+        Remote::Taken
+    } else {
+        Remote::TakenAlert
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arch::alerts::AlertBits;
+    use crate::arch::model::MachineModel;
+    use crate::arch::sampling::{Dear, LsctlRequest, Tear};
+
+    /// A CPU whose guest sampling is active (basic, and diagnostic when `cd`), its clock
+    /// started at CPU time 0 with a 75 us interval.
+    fn sampling_cpu(cd: bool) -> CpuState {
+        let m = MachineModel::for_machine_type(0x2097);
+        let st = CpuState::default();
+        st.sampling.set_authorization(true, true);
+        let r = LsctlRequest {
+            es: true,
+            cs: true,
+            ed: cd,
+            cd,
+            interval: m.min_sampling_interval,
+            tear: Tear(0x10_0000),
+            dear: Dear(0x10_1000),
+            ..Default::default()
+        };
+        assert!(st.sampling.lsctl(&m, &r.encode()).is_ok());
+        st.schedule.guest.start(75_000, 0, 0);
+        st
+    }
+
+    #[test]
+    fn only_a_due_basic_sample_alone_is_taken_from_outside() {
+        let due = 80_000;
+        let st = sampling_cpu(false);
+        assert!(basic_only(&st, due));
+        // Diagnostic entries carry the CPU's measurements at a boundary: the tick's.
+        assert!(!basic_only(&sampling_cpu(true), due));
+        // An accounting point not due yet stays with its own tick; a due one takes this.
+        st.schedule
+            .next_account_ns
+            .store(due + 1, Ordering::Relaxed);
+        assert!(basic_only(&st, due));
+        st.schedule.next_account_ns.store(due, Ordering::Relaxed);
+        assert!(!basic_only(&st, due));
+        st.schedule.next_account_ns.store(0, Ordering::Relaxed);
+        // A HIS run's sample due as well: the tick takes both.
+        st.schedule.host.start(1_000_000, 0, 0);
+        assert!(basic_only(&st, due));
+        st.schedule.host.start(75_000, 0, 0);
+        assert!(!basic_only(&st, due));
+        st.schedule.host.stop();
+        // A pending alert is the tick's to present.
+        st.alerts.raise(AlertBits::PROGRAM_REQUEST);
+        assert!(!basic_only(&st, due));
+        st.alerts.clear_all();
+        assert!(basic_only(&st, due));
+        // Sampling made inactive: nothing to take.
+        st.sampling.cpu_reset();
+        assert!(!basic_only(&st, due));
+    }
+}
