@@ -58,7 +58,10 @@ typedef struct hcpumf_peek {
     uint8_t dat;        /* PSW T */
     uint8_t asc;        /* PSW AS */
     uint64_t ia;        /* address of the instruction the CPU is at */
+    uint64_t cr0;
+    uint64_t cr1;       /* control register 1 (segment-table designation) */
     uint64_t cr4;       /* control register 4 (primary ASN) */
+    uint64_t prefix;    /* prefix register */
     uint64_t instcount; /* regs->instcount */
     uint64_t prevcount; /* regs->prevcount */
 } hcpumf_peek;

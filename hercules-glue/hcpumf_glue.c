@@ -437,47 +437,57 @@ static void ARCH_DEP(hcpumf_kick)(REGS *regs)
 /* Read a running CPU's state from the sampler thread, for a basic-sampling data entry taken
  * without stopping the CPU. The CPU thread keeps its instruction address in the
  * instruction-fetch accelerator (ip within the page aip, at virtual AIV, while aie is set;
- * psw.IA otherwise, see PSW_IA and INVALIDATE_AIA), which it changes as it runs: the page
- * fields are read before and after ip and must agree, with ip inside that page, or the read
- * is made again. The other fields are single words the CPU changes only at instruction
- * boundaries. */
+ * see PSW_IA), which it changes as it runs. A PSW load (interruptions, SVC, LPSW) first
+ * clears aie (INVALIDATE_AIA), then stores the new PSW's bits, then its address: so the PSW
+ * bits are read first, then the page fields, ip, and the page fields again, which must agree
+ * and hold ip, with aie set. x86 keeps loads and stores in order, so bits read before an
+ * aie that is still set afterwards belong to the same instruction as ip (a load that had
+ * begun would have cleared aie first). With aie clear (the CPU is between a PSW load and
+ * its next instruction fetch) or after eight disagreeing reads, 0: the tick takes it. */
 static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, hcpumf_peek *p)
 {
     volatile REGS *r = regs;
+    struct { PSW psw; } snap; /* the PSW bits read, for Hercules' PSW macros */
+    PSW *psw = &snap.psw;
     int k;
-    if (r->cpustate != CPUSTATE_STARTED || WAITSTATE(&r->psw) || r->sie_active || r->execflag
-        || r->hostregs != regs)
+    if (r->cpustate != CPUSTATE_STARTED || r->sie_active || r->execflag || r->hostregs != regs)
         return 0;
+    memset(&snap, 0, sizeof(snap));
     for (k = 0; k < 8; k++) {
         BYTE *aie1, *aip1, *aie2, *aip2, *ip;
-        U64 aiv1, aiv2, ia;
+        U64 aiv1, aiv2;
+        psw->sysmask = r->psw.sysmask;
+        psw->states = r->psw.states;
+        psw->asc = r->psw.asc;
+        psw->amask.D = r->psw.amask.D;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
         aie1 = r->aie;
         aip1 = r->aip;
         aiv1 = r->AIV;
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
         ip = r->ip;
-        ia = r->psw.IA;
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
         aie2 = r->aie;
         aip2 = r->aip;
         aiv2 = r->AIV;
-        if (aie1 != aie2 || aip1 != aip2 || aiv1 != aiv2)
+        if (aie1 == NULL || aie1 != aie2 || aip1 != aip2 || aiv1 != aiv2)
             continue;
-        if (aie1 == NULL)
-            p->ia = ia & ADDRESS_MAXWRAP(regs);
-        else if (ip >= aip1 && ip < aip1 + PAGEFRAME_PAGESIZE)
-            p->ia = (aiv1 + (U64)(ip - aip1)) & ADDRESS_MAXWRAP(regs);
-        else
+        if (ip < aip1 || ip >= aip1 + PAGEFRAME_PAGESIZE)
             continue;
+        if (WAITSTATE(psw))
+            return 0;
+        p->ia = (aiv1 + (U64)(ip - aip1)) & ADDRESS_MAXWRAP(&snap);
         p->arch = HCPUMF_ARCH;
-        p->problem = PROBSTATE(&r->psw) ? 1 : 0;
-        p->dat = REAL_MODE(&r->psw) ? 0 : 1;
-        p->asc = (r->psw.asc >> 6) & 3;
+        p->problem = PROBSTATE(psw) ? 1 : 0;
+        p->dat = REAL_MODE(psw) ? 0 : 1;
+        p->asc = (psw->asc >> 6) & 3;
+        p->cr0 = HCPUMF_CR(regs, 0);
+        p->cr1 = HCPUMF_CR(regs, 1);
         p->cr4 = HCPUMF_CR(regs, 4);
+        p->prefix = regs->PX;
         p->instcount = r->instcount;
         p->prevcount = r->prevcount;
-        /* Still running, and not gone into a wait, while we read. */
-        return r->cpustate == CPUSTATE_STARTED && !WAITSTATE(&r->psw);
+        return r->cpustate == CPUSTATE_STARTED;
     }
     return 0;
 }

@@ -14,12 +14,16 @@ fn collection_files_match_the_workload() {
             "hcpumf his begin ctrset=(b,p) sampfreq=800000 smfintval=1 map=yes mvs=yes path={}",
             out_dir.display()
         )],
-        after: vec!["hcpumf his end".into()],
+        after: vec!["hcpumf status".into(), "hcpumf his end".into()],
         ..Config::default()
     };
     let out = run("demo_workload", &cfg);
     assert!(out.said("HHCMF042I"), "{}", out.log);
     assert!(out.said("HHCMF044I"), "{}", out.log);
+    // Most samples are taken from outside the running CPU (`host::remote`), the rest by the
+    // tick with the accounting points: the checks below hold for both.
+    let outside = out.samples_taken_outside();
+    assert!(outside > 1000, "{outside} samples taken from outside");
 
     // .SMP.0: whole 4-KB blocks, full ones with F and BSDES 32, entries in the three regions.
     let smp_files = files(&out_dir, ".SMP.");

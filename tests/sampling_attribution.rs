@@ -86,12 +86,7 @@ fn attribution(remote: bool) -> u64 {
         (sample_cpi - counter_cpi).abs() / counter_cpi < 0.10,
         "sample CPI {sample_cpi:.3} (sum of U {sum_u}) vs counters {counter_cpi:.3}"
     );
-    out.log
-        .lines()
-        .filter_map(|l| l.split("samples taken without one ").nth(1))
-        .filter_map(|t| t.split(|c: char| !c.is_ascii_digit()).next())
-        .filter_map(|n| n.parse::<u64>().ok())
-        .sum()
+    out.samples_taken_outside()
 }
 
 /// SA23-2260, "Number of Unique Instructions": busy samples divided by the sum of U estimates

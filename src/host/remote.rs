@@ -1,17 +1,18 @@
-//! Basic samples taken by the sampler thread from outside a running CPU, without stopping it.
+//! Basic samples taken by the sampler thread from outside a running CPU, without stopping it:
+//! the guest's (LSCTL) and a HIS run's.
 //!
 //! A basic-sampling data entry (SA23-2260, "Basic-Sampling Data Entry", Figure 2-17)
 //! describes the instruction the CPU is executing and a few PSW and control-register fields.
 //! All of them can be read from the CPU's registers while its thread runs on (the glue's
-//! `peek`), so when the guest's basic sampling is all a due tick would do, the sampler
-//! stores the entry and runs the sample-data-block update process itself. The CPU's thread
+//! `peek`), so when basic samples are all a due tick would take, the sampler stores the
+//! entries itself: the guest's with the sample-data-block update process in guest storage,
+//! a HIS run's into the run's block (with the program parameter MVS awareness reads). The CPU's thread
 //! then pays nothing for the sample: no opcode table rewritten from another core, no trap,
 //! no tick (`scripts/bench-cost.sh` measures the difference).
 //!
 //! Everything else still goes through the tick on the CPU's own thread: diagnostic entries
-//! (they describe the instruction's text and the CPU's measurements at a boundary), a HIS
-//! run's samples and problem-state accounting points (a guest sample due while neither is
-//! due is still taken from here), presenting a measurement alert, a CPU
+//! (they describe the instruction's text and the CPU's measurements at a boundary),
+//! problem-state accounting points when one is due, presenting a measurement alert, a CPU
 //! that waits or is stopped, and a CPU that executed nothing since the last sample (the
 //! clock's rule that no two samples describe the same instruction). One sample in
 //! [`TICK_EVERY`] also goes through the tick, so that the CPU's meter folds Hercules' counts
@@ -22,10 +23,11 @@
 
 use crate::arch::cpu::{Arch, CpuView, MeterReading};
 use crate::arch::sampling::SamplingControls;
-use crate::host::clock::early_window;
+use crate::host::clock::{early_window, SampleClock};
 use crate::host::deadline::{reschedule_at, wall_ns};
 use crate::host::glue::{hcpumf_host, hcpumf_peek};
 use crate::host::meter::bump;
+use crate::host::run;
 use crate::host::state::CpuState;
 use crate::host::tick::guest_sample;
 use std::sync::atomic::Ordering;
@@ -52,29 +54,40 @@ pub fn enabled() -> bool {
     *ON.get_or_init(|| std::env::var("HCPUMF_SAMPLE_REMOTE").map_or(true, |v| v.trim() != "0"))
 }
 
-/// Is the guest's basic sample the only thing a tick of this CPU would do at CPU time
-/// `cpu_ns`? (A HIS run's sample or an accounting point that is not due yet is left to its
-/// own tick.)
-fn basic_only(st: &CpuState, cpu_ns: u64) -> bool {
-    let c = st.sampling.controls();
+/// The samples a tick of this CPU would take at CPU time `cpu_ns`, when the sampler can
+/// take them all from outside; None when the tick is needed (a diagnostic entry, a due
+/// accounting point, a pending alert) or nothing is due.
+fn due_outside(st: &CpuState, cpu_ns: u64) -> Option<Due> {
     let s = &st.schedule;
+    let due = |c: &SampleClock| {
+        c.running() && c.wake_at() <= cpu_ns.saturating_add(early_window(c.interval()))
+    };
+    let c = st.sampling.controls();
+    let guest = due(&s.guest);
+    let run = due(&s.host);
     let account = s.next_account_ns.load(Ordering::Relaxed);
-    let host_due = s.host.running()
-        && s.host.wake_at() <= cpu_ns.saturating_add(early_window(s.host.interval()));
-    c.contains(SamplingControls::CS)
-        && !c.contains(SamplingControls::CD)
-        && s.guest.running()
-        && !host_due
-        && !s.host_diagnostic.load(Ordering::Relaxed)
+    let ok = (guest || run)
+        && (!guest || (c.contains(SamplingControls::CS) && !c.contains(SamplingControls::CD)))
+        && (!run || !s.host_diagnostic.load(Ordering::Relaxed))
         && (account == 0 || account > cpu_ns)
-        && st.alerts.pending().is_empty()
+        && st.alerts.pending().is_empty();
+    ok.then_some(Due { guest, run })
 }
 
-/// Take CPU `cpu`'s due basic sample from the sampler thread, its thread's CPU time being
+/// Which clocks' samples are due.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Due {
+    /// The guest's (LSCTL).
+    guest: bool,
+    /// A HIS run's.
+    run: bool,
+}
+
+/// Take CPU `cpu`'s due samples from the sampler thread, its thread's CPU time being
 /// `cpu_ns` (just read).
 pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> Remote {
     let private = &st.schedule.private;
-    if !enabled() || !basic_only(st, cpu_ns) {
+    if !enabled() || due_outside(st, cpu_ns).is_none() {
         return Remote::Declined;
     }
     if private.remote_streak.load(Ordering::Relaxed) >= TICK_EVERY {
@@ -94,9 +107,9 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> Remote {
         return Remote::Declined;
     };
     // Again, now that the CPU's own thread cannot change it.
-    if !basic_only(st, cpu_ns) {
+    let Some(due) = due_outside(st, cpu_ns) else {
         return Remote::Declined;
-    }
+    };
     let Some(instructions) = st.meter.instructions_at(p.instcount, p.prevcount) else {
         return Remote::Declined;
     };
@@ -108,6 +121,7 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> Remote {
         dat: p.dat != 0,
         asc: p.asc,
         ia: p.ia,
+        cr0: p.cr0,
         cr4: p.cr4,
         meter: MeterReading {
             instructions,
@@ -115,16 +129,22 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> Remote {
         },
         ..CpuView::default()
     };
-    let clock = &st.schedule.guest;
-    let stalls = clock.stalls.load(Ordering::Relaxed);
-    let taken = clock.taken.load(Ordering::Relaxed);
-    guest_sample(st, &view, cpu_ns);
-    if clock.stalls.load(Ordering::Relaxed) != stalls {
+    let s = &st.schedule;
+    let stalls = s.guest.stalls.load(Ordering::Relaxed) + s.host.stalls.load(Ordering::Relaxed);
+    let taken = s.guest.taken.load(Ordering::Relaxed) + s.host.taken.load(Ordering::Relaxed);
+    if due.guest {
+        guest_sample(st, &view, cpu_ns);
+    }
+    if due.run {
+        run::sample(st, &view, p.prefix, p.cr1, cpu_ns);
+    }
+    if s.guest.stalls.load(Ordering::Relaxed) + s.host.stalls.load(Ordering::Relaxed) != stalls {
         // The CPU executed nothing since the last sample: its next instruction ticks.
         return Remote::Declined;
     }
-    if clock.taken.load(Ordering::Relaxed) != taken {
-        bump(&private.remote_samples, 1);
+    let now_taken = s.guest.taken.load(Ordering::Relaxed) + s.host.taken.load(Ordering::Relaxed);
+    if now_taken != taken {
+        bump(&private.remote_samples, now_taken - taken);
         private.remote_streak.fetch_add(1, Ordering::Relaxed);
     }
     reschedule_at(cpu, cpu_ns, wall_ns());
@@ -164,33 +184,55 @@ mod tests {
     }
 
     #[test]
-    fn only_a_due_basic_sample_alone_is_taken_from_outside() {
+    fn only_due_basic_samples_are_taken_from_outside() {
         let due = 80_000;
+        let guest = Some(Due {
+            guest: true,
+            run: false,
+        });
         let st = sampling_cpu(false);
-        assert!(basic_only(&st, due));
+        assert_eq!(due_outside(&st, due), guest);
+        // Nothing due yet.
+        assert_eq!(due_outside(&st, 10_000), None);
         // Diagnostic entries carry the CPU's measurements at a boundary: the tick's.
-        assert!(!basic_only(&sampling_cpu(true), due));
+        assert_eq!(due_outside(&sampling_cpu(true), due), None);
         // An accounting point not due yet stays with its own tick; a due one takes this.
         st.schedule
             .next_account_ns
             .store(due + 1, Ordering::Relaxed);
-        assert!(basic_only(&st, due));
+        assert_eq!(due_outside(&st, due), guest);
         st.schedule.next_account_ns.store(due, Ordering::Relaxed);
-        assert!(!basic_only(&st, due));
+        assert_eq!(due_outside(&st, due), None);
         st.schedule.next_account_ns.store(0, Ordering::Relaxed);
-        // A HIS run's sample due as well: the tick takes both.
+        // A HIS run's basic sample: taken from here too when due, with the guest's or alone.
         st.schedule.host.start(1_000_000, 0, 0);
-        assert!(basic_only(&st, due));
+        assert_eq!(due_outside(&st, due), guest);
         st.schedule.host.start(75_000, 0, 0);
-        assert!(!basic_only(&st, due));
+        let both = Some(Due {
+            guest: true,
+            run: true,
+        });
+        assert_eq!(due_outside(&st, due), both);
+        st.schedule.host_diagnostic.store(true, Ordering::Relaxed);
+        assert_eq!(due_outside(&st, due), None);
+        st.schedule.host_diagnostic.store(false, Ordering::Relaxed);
+        st.schedule.guest.stop();
+        assert_eq!(
+            due_outside(&st, due),
+            Some(Due {
+                guest: false,
+                run: true,
+            })
+        );
+        st.schedule.guest.start(75_000, 0, 0);
         st.schedule.host.stop();
         // A pending alert is the tick's to present.
         st.alerts.raise(AlertBits::PROGRAM_REQUEST);
-        assert!(!basic_only(&st, due));
+        assert_eq!(due_outside(&st, due), None);
         st.alerts.clear_all();
-        assert!(basic_only(&st, due));
-        // Sampling made inactive: nothing to take.
+        assert_eq!(due_outside(&st, due), guest);
+        // Sampling made inactive while its clock still runs: the tick stops the clock.
         st.sampling.cpu_reset();
-        assert!(!basic_only(&st, due));
+        assert_eq!(due_outside(&st, due), None);
     }
 }

@@ -221,6 +221,16 @@ impl Outcome {
     pub fn said(&self, text: &str) -> bool {
         self.log.contains(text)
     }
+    /// Samples the sampler thread took from outside the running CPUs, summed over every
+    /// `hcpumf status` line of the run ("samples taken without one N").
+    pub fn samples_taken_outside(&self) -> u64 {
+        self.log
+            .lines()
+            .filter_map(|l| l.split("samples taken without one ").nth(1))
+            .filter_map(|t| t.split(|c: char| !c.is_ascii_digit()).next())
+            .filter_map(|n| n.parse::<u64>().ok())
+            .sum()
+    }
     /// The disabled-wait PSW address of CPU 0 (0 = the test's DONE, 0xbad = FAIL).
     pub fn wait_code(&self) -> Option<u64> {
         let i = self.log.find("HHCCP011I CPU0000: Disabled wait")?;
