@@ -241,7 +241,7 @@ fn status() {
         }
         log(&format!(
             "HHCMF021I CPU{i:04X} counters {}; sampling {} interval {} samples {} missed {} \
-             (late {} us at most, put off {}); ticks {} (samples taken without one {}, armings escalated {}, lost and made again {}); pending alerts \
+             (late {} us at most, put off {}); ticks {} (samples taken without one {}, accounting points {}, armings escalated {}, lost and made again {}); pending alerts \
              {:08X}; metered {} instructions, {} us",
             sets.join(" "),
             if st.sampling.any_active() {
@@ -258,6 +258,7 @@ fn status() {
             st.schedule.guest.stalls.load(Ordering::Relaxed),
             st.schedule.ticks.load(Ordering::Relaxed),
             st.schedule.private.remote_samples.load(Ordering::Relaxed),
+            st.schedule.private.remote_accounting.load(Ordering::Relaxed),
             st.schedule.private.escalations.load(Ordering::Relaxed),
             st.schedule.private.rearms.load(Ordering::Relaxed),
             st.alerts.pending().bits(),

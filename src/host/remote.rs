@@ -1,5 +1,5 @@
-//! Basic samples taken by the sampler thread from outside a running CPU, without stopping it:
-//! the guest's (LSCTL) and a HIS run's.
+//! Basic samples taken by the sampler thread from outside a running CPU, without stopping it
+//! (the guest's, LSCTL, and a HIS run's), and accounting points made the same way.
 //!
 //! A basic-sampling data entry (SA23-2260, "Basic-Sampling Data Entry", Figure 2-17)
 //! describes the instruction the CPU is executing and a few PSW and control-register fields.
@@ -10,9 +10,13 @@
 //! then pays nothing for the sample: no opcode table rewritten from another core, no trap,
 //! no tick (`scripts/bench-cost.sh` measures the difference).
 //!
+//! Problem-state accounting points (the counters' split of instructions and cycles between
+//! the problem and the supervisor state, `host::meter`) are made from here too: Hercules'
+//! counts and the PSW's P bit, read together.
+//!
 //! Everything else still goes through the tick on the CPU's own thread: diagnostic entries
 //! (they describe the instruction's text and the CPU's measurements at a boundary),
-//! problem-state accounting points when one is due, presenting a measurement alert, a CPU
+//! presenting a measurement alert, a CPU
 //! that waits or is stopped, and a CPU that executed nothing since the last sample (the
 //! clock's rule that no two samples describe the same instruction). One sample in
 //! [`TICK_EVERY`] also goes through the tick, so that the CPU's meter folds Hercules' counts
@@ -26,10 +30,10 @@ use crate::arch::sampling::SamplingControls;
 use crate::host::clock::{early_window, SampleClock};
 use crate::host::deadline::{reschedule_at, wall_ns};
 use crate::host::glue::{hcpumf_host, hcpumf_peek};
-use crate::host::meter::bump;
+use crate::host::meter::{bump, RawCounts};
 use crate::host::run;
 use crate::host::state::CpuState;
-use crate::host::tick::guest_sample;
+use crate::host::tick::{guest_sample, update_accounting};
 use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
 
@@ -54,9 +58,9 @@ pub fn enabled() -> bool {
     *ON.get_or_init(|| std::env::var("HCPUMF_SAMPLE_REMOTE").map_or(true, |v| v.trim() != "0"))
 }
 
-/// The samples a tick of this CPU would take at CPU time `cpu_ns`, when the sampler can
-/// take them all from outside; None when the tick is needed (a diagnostic entry, a due
-/// accounting point, a pending alert) or nothing is due.
+/// What a tick of this CPU would do at CPU time `cpu_ns`, when the sampler can do all of
+/// it from outside; None when the tick is needed (a diagnostic entry, a pending alert) or
+/// nothing is due.
 fn due_outside(st: &CpuState, cpu_ns: u64) -> Option<Due> {
     let s = &st.schedule;
     let due = |c: &SampleClock| {
@@ -66,21 +70,27 @@ fn due_outside(st: &CpuState, cpu_ns: u64) -> Option<Due> {
     let guest = due(&s.guest);
     let run = due(&s.host);
     let account = s.next_account_ns.load(Ordering::Relaxed);
-    let ok = (guest || run)
+    let account = account != 0 && account <= cpu_ns;
+    let ok = (guest || run || account)
         && (!guest || (c.contains(SamplingControls::CS) && !c.contains(SamplingControls::CD)))
         && (!run || !s.host_diagnostic.load(Ordering::Relaxed))
-        && (account == 0 || account > cpu_ns)
         && st.alerts.pending().is_empty();
-    ok.then_some(Due { guest, run })
+    ok.then_some(Due {
+        guest,
+        run,
+        account,
+    })
 }
 
-/// Which clocks' samples are due.
+/// What is due.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Due {
-    /// The guest's (LSCTL).
+    /// The guest's sample (LSCTL).
     guest: bool,
-    /// A HIS run's.
+    /// A HIS run's sample.
     run: bool,
+    /// A problem-state accounting point.
+    account: bool,
 }
 
 /// Take CPU `cpu`'s due samples from the sampler thread, its thread's CPU time being
@@ -110,8 +120,25 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> Remote {
     let Some(due) = due_outside(st, cpu_ns) else {
         return Remote::Declined;
     };
-    let Some(instructions) = st.meter.instructions_at(p.instcount, p.prevcount) else {
-        return Remote::Declined;
+    let s = &st.schedule;
+    let instructions = if due.account {
+        // The accounting point, as the tick makes it (`tick::tick`): Hercules' counts and
+        // the PSW's problem-state bit at this moment, the next point a jittered period on.
+        let raw = RawCounts {
+            instcount: p.instcount,
+            prevcount: p.prevcount,
+            waitsig: 0,
+        };
+        let now = st.meter.account(raw, cpu_ns, p.problem != 0);
+        let d = s.jitter(st.meter.account_period(cpu_ns));
+        s.next_account_ns.store(cpu_ns + d, Ordering::Relaxed);
+        update_accounting(st, cpu_ns);
+        now.instructions
+    } else {
+        match st.meter.instructions_at(p.instcount, p.prevcount) {
+            Some(i) => i,
+            None => return Remote::Declined,
+        }
     };
     let view = CpuView {
         cpu,
@@ -129,7 +156,10 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> Remote {
         },
         ..CpuView::default()
     };
-    let s = &st.schedule;
+    if s.host_accounting.load(Ordering::Relaxed) && !due.run {
+        // What the CPU looks like, for the run's map (`run::sample` notes it otherwise).
+        st.run.seen(&view, p.prefix, p.cr1);
+    }
     let stalls = s.guest.stalls.load(Ordering::Relaxed) + s.host.stalls.load(Ordering::Relaxed);
     let taken = s.guest.taken.load(Ordering::Relaxed) + s.host.taken.load(Ordering::Relaxed);
     if due.guest {
@@ -143,10 +173,11 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> Remote {
         return Remote::Declined;
     }
     let now_taken = s.guest.taken.load(Ordering::Relaxed) + s.host.taken.load(Ordering::Relaxed);
-    if now_taken != taken {
-        bump(&private.remote_samples, now_taken - taken);
-        private.remote_streak.fetch_add(1, Ordering::Relaxed);
+    bump(&private.remote_samples, now_taken - taken);
+    if due.account {
+        bump(&private.remote_accounting, 1);
     }
+    private.remote_streak.fetch_add(1, Ordering::Relaxed);
     reschedule_at(cpu, cpu_ns, wall_ns());
     if st.alerts.pending().is_empty() {
         Remote::Taken
@@ -183,56 +214,52 @@ mod tests {
         st
     }
 
+    fn due(guest: bool, run: bool, account: bool) -> Option<Due> {
+        Some(Due {
+            guest,
+            run,
+            account,
+        })
+    }
+
     #[test]
-    fn only_due_basic_samples_are_taken_from_outside() {
-        let due = 80_000;
-        let guest = Some(Due {
-            guest: true,
-            run: false,
-        });
+    fn only_basic_samples_and_accounting_points_are_done_from_outside() {
+        let at = 80_000;
+        let guest = due(true, false, false);
         let st = sampling_cpu(false);
-        assert_eq!(due_outside(&st, due), guest);
+        assert_eq!(due_outside(&st, at), guest);
         // Nothing due yet.
         assert_eq!(due_outside(&st, 10_000), None);
         // Diagnostic entries carry the CPU's measurements at a boundary: the tick's.
-        assert_eq!(due_outside(&sampling_cpu(true), due), None);
-        // An accounting point not due yet stays with its own tick; a due one takes this.
-        st.schedule
-            .next_account_ns
-            .store(due + 1, Ordering::Relaxed);
-        assert_eq!(due_outside(&st, due), guest);
-        st.schedule.next_account_ns.store(due, Ordering::Relaxed);
-        assert_eq!(due_outside(&st, due), None);
+        assert_eq!(due_outside(&sampling_cpu(true), at), None);
+        // An accounting point is made from here too when it is due, alone or with a sample.
+        st.schedule.next_account_ns.store(at + 1, Ordering::Relaxed);
+        assert_eq!(due_outside(&st, at), guest);
+        st.schedule.next_account_ns.store(at, Ordering::Relaxed);
+        assert_eq!(due_outside(&st, at), due(true, false, true));
+        assert_eq!(due_outside(&st, 10_000), None);
+        st.schedule.next_account_ns.store(5_000, Ordering::Relaxed);
+        assert_eq!(due_outside(&st, 10_000), due(false, false, true));
         st.schedule.next_account_ns.store(0, Ordering::Relaxed);
         // A HIS run's basic sample: taken from here too when due, with the guest's or alone.
         st.schedule.host.start(1_000_000, 0, 0);
-        assert_eq!(due_outside(&st, due), guest);
+        assert_eq!(due_outside(&st, at), guest);
         st.schedule.host.start(75_000, 0, 0);
-        let both = Some(Due {
-            guest: true,
-            run: true,
-        });
-        assert_eq!(due_outside(&st, due), both);
+        assert_eq!(due_outside(&st, at), due(true, true, false));
         st.schedule.host_diagnostic.store(true, Ordering::Relaxed);
-        assert_eq!(due_outside(&st, due), None);
+        assert_eq!(due_outside(&st, at), None);
         st.schedule.host_diagnostic.store(false, Ordering::Relaxed);
         st.schedule.guest.stop();
-        assert_eq!(
-            due_outside(&st, due),
-            Some(Due {
-                guest: false,
-                run: true,
-            })
-        );
+        assert_eq!(due_outside(&st, at), due(false, true, false));
         st.schedule.guest.start(75_000, 0, 0);
         st.schedule.host.stop();
         // A pending alert is the tick's to present.
         st.alerts.raise(AlertBits::PROGRAM_REQUEST);
-        assert_eq!(due_outside(&st, due), None);
+        assert_eq!(due_outside(&st, at), None);
         st.alerts.clear_all();
-        assert_eq!(due_outside(&st, due), guest);
+        assert_eq!(due_outside(&st, at), guest);
         // Sampling made inactive while its clock still runs: the tick stops the clock.
         st.sampling.cpu_reset();
-        assert_eq!(due_outside(&st, due), None);
+        assert_eq!(due_outside(&st, at), None);
     }
 }

@@ -51,6 +51,8 @@ pub struct SchedPrivate {
     pub remote_streak: AtomicU32,
     /// Samples taken from the sampler thread (`hcpumf status`).
     pub remote_samples: AtomicU64,
+    /// Problem-state accounting points made from the sampler thread (`hcpumf status`).
+    pub remote_accounting: AtomicU64,
 }
 
 /// When a CPU next needs its tick.
