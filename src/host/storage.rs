@@ -52,6 +52,9 @@ impl GuestStorage for HostStorage<'_> {
     }
     fn write(&self, addr: AbsAddr, data: &[u8]) -> Result<(), StorageError> {
         self.check(addr, data.len() as u64)?;
+        if data.is_empty() {
+            return Ok(());
+        }
         // SAFETY: bounds checked as in `read`; the destination is guest storage designated by
         // the guest for this purpose (an SDB or an instruction operand).
         unsafe {

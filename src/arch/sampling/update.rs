@@ -215,9 +215,16 @@ impl CpuSampling {
                     return Ok(());
                 }
                 Step::Two => {
-                    // Step 2: store the entry, advance DEAR.
+                    // Step 2: store the entry, advance DEAR. The entry's format field goes
+                    // last: the sampler thread stores entries while the CPU runs on, and a
+                    // program reading the block meanwhile finds either no entry or all of it.
+                    let (format, rest) = entry.split_at(entry.len().min(2));
                     storage
-                        .write(slot.entry, entry)
+                        .write(slot.entry.offset(2), rest)
+                        .and_then(|()| {
+                            std::sync::atomic::fence(Ordering::Release);
+                            storage.write(slot.entry, format)
+                        })
                         .map_err(|_| UpdateError::unavailable(slot.entry))?;
                     self.dear.store(dear.advance(size).0, Ordering::Relaxed);
                     out.stored = true;
