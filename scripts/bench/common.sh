@@ -19,15 +19,17 @@ int13=$(( speed * 1000000 / 13333 ))
 intmax=$(( speed * 1000000 / max_rate ))
 
 # name, plugin loaded (0/1), guest mode (0 nothing, 1 counters, 2 sampling), interval,
-# CPUs (1, or 4: scripts/bench/mips4.s, every CPU running the loop)
+# CPUs (1, or 4 or 8: scripts/bench/mips4.s, every CPU running the loop)
 configs=("baseline 0 0 0 1" "baseline2 0 0 0 1" "idle 1 0 0 1" "counters 1 1 0 1"
          "samp-13k 1 2 $int13 1" "samp-max 1 2 $intmax 1"
-         "base-4cpu 0 0 0 4" "samp13k-4cpu 1 2 $int13 4")
+         "base-4cpu 0 0 0 4" "samp13k-4cpu 1 2 $int13 4"
+         "base-8cpu 0 0 0 8" "samp13k-8cpu 1 2 $int13 8")
 
 # Keep the configurations named in CONFIGS (e.g. CONFIGS="counters samp-13k"; the baselines
-# always run) and of those the ones named in $1 (the script's own list).
+# always run, base-8cpu when an 8-CPU configuration does) and of those the ones named in $1 (the script's own list).
 select_configs() {
   local want=" baseline base-4cpu ${CONFIGS:-$1} " sel=() c
+  [[ "$want" == *-8cpu* ]] && want+=" base-8cpu "
   for c in "${configs[@]}"; do
     [[ " $1 " == *" ${c%% *} "* && "$want" == *" ${c%% *} "* ]] && sel+=("$c")
   done
@@ -45,14 +47,17 @@ run_guest() {
   mkdir -p "$d"
   guest=mips; [ "$ncpu" = 1 ] || guest=mips4
   {
-    echo "ARCHMODE z/Arch"; echo "MAINSIZE 64"; echo "NUMCPU $ncpu"; echo "CPUMODEL 2097"
+    # Each CPU of mips4.s samples into 8 MB of its own from 16 MB on.
+    echo "ARCHMODE z/Arch"; echo "MAINSIZE $((ncpu > 4 ? 128 : 64))"; echo "NUMCPU $ncpu"
+    echo "CPUMODEL 2097"
     echo "000E 1403 $d/print.txt"
     [ "$plugin" = 1 ] && echo "ldmod $so"
   } > "$d/h.cnf"
-  { echo "r 3000.100"; [ "$plugin" = 1 ] && echo "hcpumf status"; echo "quit"; } > "$d/check.rc"
+  { printf 'r 3000.%x\n' $((ncpu > 4 ? ncpu * 0x40 : 0x100)); [ "$plugin" = 1 ] && echo "hcpumf status"
+    echo "quit"; } > "$d/check.rc"
   {
     echo "loadcore $work/$guest.bin 0"
-    printf 'r 3f00=%016x%016x\n' "$mode" "$interval"
+    printf 'r 3f00=%016x%016x%016x\n' "$mode" "$interval" "$ncpu"
     echo "hao tgt HHCCP011I CPU0000"; echo "hao cmd script $d/check.rc"
     for ((cpu = ncpu - 1; cpu >= 0; cpu--)); do echo "cpu $cpu"; echo "restart"; done
   } > "$d/h.rc"

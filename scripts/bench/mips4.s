@@ -1,4 +1,5 @@
-# Benchmark workload on 4 CPUs at once: every CPU runs scripts/bench/mips.s's loop for 3 s
+# Benchmark workload on N CPUs at once (N at 0x3F10, 4 if 0): every CPU runs
+# scripts/bench/mips.s's loop for 3 s
 # by the TOD clock, after setting up its own sample-data blocks (mode 2: basic sampling at
 # the interval at 0x3F08 into 4 SDBTs of 511 blocks of its own) or counters (mode 1).
 # Results of CPU a at 0x3000 + a * 0x40: +0 iterations, +8 elapsed TOD units, +0x10 cc.
@@ -94,8 +95,12 @@ inner:  lg    %r1,0(%r10)
         lh    %r1,0x20(%r11)
         ltr   %r1,%r1
         jnz   idle
+        l     %r3,0xf14(%r13)              # CPUs in the run
+        ltr   %r3,%r3
+        jnz   9f
+        lghi  %r3,4
 9:      l     %r2,0x70c(%r13)
-        chi   %r2,4
+        cr    %r2,%r3
         jl    9b
         DONE
 idle:   lpswe idlepsw-data(%r12)
