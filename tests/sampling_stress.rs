@@ -42,3 +42,32 @@ fn four_cpus_drain_with_cdsg_and_account_for_every_interval() {
     }
     assert!(total >= 100_000, "{total} samples");
 }
+
+/// LOAD SAMPLING CONTROLS that disables sampling while the sampler thread may be storing an
+/// entry from outside the CPU (`tests/guest/samp_race.s`, 3,000 cycles): no entry is stored
+/// after the LSCTL (SA23-2260, "State of Sampling Function": disabled, no sample data).
+#[test]
+fn no_entry_is_stored_after_lsctl_disables_sampling() {
+    let cfg = Config {
+        show: vec![(0x3000, 0x20), (0x37f0, 0x10)],
+        after: vec!["hcpumf status".into()],
+        timeout: 120,
+        ..Config::default()
+    };
+    let out = run("samp_race", &cfg);
+    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+    assert_eq!(out.program_checks(), Vec::<u16>::new());
+    let (late, entries, cycles) = (out.u64(0x3000), out.u64(0x3008), out.u64(0x3010));
+    let outside = out.samples_taken_outside();
+    eprintln!("{cycles} cycles, {entries} entries ({outside} taken from outside), {late} late");
+    assert_eq!(cycles, 3000);
+    assert_eq!(
+        late, 0,
+        "cycles with an entry stored after the disabling LSCTL"
+    );
+    assert!(entries >= 3000, "{entries} entries in 3,000 cycles");
+    assert!(
+        outside >= entries / 2,
+        "{outside} of {entries} taken from outside"
+    );
+}
