@@ -89,49 +89,103 @@ fn scheduler_loop() {
     }
 }
 
-/// Where the sampler thread runs. It asks for the lowest real-time priority, so that it runs
-/// on time even when the guest has more CPUs than the host has cores (refused without the
-/// privilege: it stays an ordinary thread, and samples come later on a loaded host). A
-/// real-time thread is woken on the core it last ran on, though, often the core of a
-/// running CPU thread, which every wake-up then preempts (measured: 1-2% of the CPU
-/// thread's time in the kernel at 1,000 wake-ups/s, 0.1% when it is woken elsewhere). So
-/// it keeps to the host cores on which no CPU ticked lately (from the cores the CPUs'
-/// ticks record), and to all of them when there is none.
+/// Where and how the sampler thread runs. It keeps to the host cores no running CPU thread
+/// was seen on lately (from the cores the CPUs' ticks record), and to all of them when
+/// there is none: woken on a running CPU thread's core it would preempt that thread at
+/// every wake-up (measured: 1-2% of the CPU thread's time in the kernel at 1,000
+/// wake-ups/s, 0.1% when it is woken elsewhere). With a core of its own it is an ordinary
+/// thread; without one, or for 10 s after a CPU missed intervals (it fell more than 64
+/// behind), it asks for the lowest real-time priority, so that it runs on time even when the guest has more CPUs
+/// than the host has cores (refused without the privilege: it stays an ordinary thread,
+/// and samples come later on a loaded host).
 struct SamplerPlacement {
     allowed: Vec<usize>,
     current: Vec<usize>,
-    ticks: Vec<u64>,
+    /// Each CPU's ticks, samples and accounting points from outside at the last look.
+    activity: Vec<u64>,
     checked: Instant,
+    policy: Policy,
+    realtime: bool,
+    /// Intervals the CPUs' sampling clocks missed, at the last look.
+    missed_seen: u64,
+    /// Real-time until then, after intervals were missed with an ordinary thread.
+    realtime_until: Option<Instant>,
+}
+
+/// The sampler's scheduling policy (`HCPUMF_SAMPLER_RT` in Hercules' environment: 1 always
+/// real-time, 0 never, unset: as needed).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Policy {
+    Always,
+    Never,
+    AsNeeded,
 }
 
 impl SamplerPlacement {
     fn new() -> Self {
-        let param = libc::sched_param { sched_priority: 1 };
-        // SAFETY: changes only this thread's scheduling policy; `param` outlives the call.
-        unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) };
+        let policy = match std::env::var("HCPUMF_SAMPLER_RT").as_deref().map(str::trim) {
+            Ok("1") => Policy::Always,
+            Ok("0") => Policy::Never,
+            _ => Policy::AsNeeded,
+        };
         let allowed = affinity().unwrap_or_default();
-        SamplerPlacement {
+        let mut p = SamplerPlacement {
             current: allowed.clone(),
             allowed,
-            ticks: Vec::new(),
+            activity: Vec::new(),
             checked: Instant::now(),
+            policy,
+            realtime: false,
+            missed_seen: 0,
+            realtime_until: None,
+        };
+        // Until the first look (100 ms): real-time only when it is sure to be needed.
+        p.set_realtime(match policy {
+            Policy::Always => true,
+            Policy::Never => false,
+            Policy::AsNeeded => p.allowed.len() < 2,
+        });
+        p
+    }
+
+    /// Switch between the lowest real-time priority and an ordinary thread.
+    fn set_realtime(&mut self, on: bool) {
+        if on == self.realtime {
+            return;
         }
+        let (policy, prio) = if on {
+            (libc::SCHED_FIFO, 1)
+        } else {
+            (libc::SCHED_OTHER, 0)
+        };
+        let param = libc::sched_param {
+            sched_priority: prio,
+        };
+        // SAFETY: changes only this thread's scheduling policy; `param` outlives the call.
+        let rc = unsafe { libc::pthread_setschedparam(libc::pthread_self(), policy, &param) };
+        // Refused without the privilege: it stays an ordinary thread.
+        self.realtime = on && rc == 0;
     }
 
     /// Look again every 100 ms (CPU threads migrate; CPUs come and go).
     fn review(&mut self, r: &Runtime) {
-        if self.checked.elapsed() < Duration::from_millis(100) || self.allowed.len() < 2 {
+        if self.checked.elapsed() < Duration::from_millis(100) {
             return;
         }
         self.checked = Instant::now();
-        self.ticks.resize(r.cpus.len(), 0);
+        // The cores of the CPUs that ran since the last look (ticked, or were sampled or
+        // accounted from outside), as their last tick recorded them.
+        self.activity.resize(r.cpus.len(), 0);
         let mut busy = Vec::new();
-        for (st, seen) in r.cpus.iter().zip(self.ticks.iter_mut()) {
-            let t = st.schedule.ticks.load(Ordering::Relaxed);
-            if t != *seen {
-                busy.push(st.schedule.shared.core.load(Ordering::Relaxed) as usize);
+        for (st, seen) in r.cpus.iter().zip(self.activity.iter_mut()) {
+            let s = &st.schedule;
+            let a = s.ticks.load(Ordering::Relaxed)
+                + s.private.remote_samples.load(Ordering::Relaxed)
+                + s.private.remote_accounting.load(Ordering::Relaxed);
+            if a != *seen {
+                busy.push(s.shared.core.load(Ordering::Relaxed) as usize);
             }
-            *seen = t;
+            *seen = a;
         }
         let free: Vec<usize> = self
             .allowed
@@ -139,6 +193,38 @@ impl SamplerPlacement {
             .copied()
             .filter(|c| !busy.contains(c))
             .collect();
+        // A core no CPU thread runs on is the sampler's: there it need not preempt anyone,
+        // and as an ordinary thread it lets Hercules' own threads (its timer thread wakes
+        // every few tens of microseconds) keep that core too, instead of pushing them onto
+        // the CPU thread's (measured, 1 CPU at 13,333 samples/s: the CPU thread preempted
+        // 793 times in 2.8 s and 17 ms on the run queue with a real-time sampler, 253 and
+        // 4 ms without). Without a free core it must be real-time, or the CPU threads it
+        // shares the cores with starve it (4 CPUs on 2 cores: ~40% of intervals missed).
+        // Something else on the free core (another process, Hercules' own threads at
+        // times) can still keep an ordinary thread waiting for milliseconds. Samples then
+        // come late and catch up; when one of the CPUs fell so far behind that intervals
+        // were lost, the sampler is real-time for the next 10 s.
+        let missed: u64 = r
+            .cpus
+            .iter()
+            .map(|st| {
+                st.schedule.guest.missed.load(Ordering::Relaxed)
+                    + st.schedule.host.missed.load(Ordering::Relaxed)
+            })
+            .sum();
+        if missed != self.missed_seen && !self.realtime {
+            self.realtime_until = Some(Instant::now() + Duration::from_secs(10));
+        }
+        self.missed_seen = missed;
+        let recently_late = self.realtime_until.is_some_and(|t| Instant::now() < t);
+        self.set_realtime(match self.policy {
+            Policy::Always => true,
+            Policy::Never => false,
+            Policy::AsNeeded => free.is_empty() || self.allowed.len() < 2 || recently_late,
+        });
+        if self.allowed.len() < 2 {
+            return;
+        }
         let want = if free.is_empty() {
             self.allowed.clone()
         } else {
