@@ -93,11 +93,16 @@ fn scheduler_loop() {
 /// was seen on lately (from the cores the CPUs' ticks record), and to all of them when
 /// there is none: woken on a running CPU thread's core it would preempt that thread at
 /// every wake-up (measured: 1-2% of the CPU thread's time in the kernel at 1,000
-/// wake-ups/s, 0.1% when it is woken elsewhere). With a core of its own it is an ordinary
-/// thread; without one, or for 10 s after a CPU missed intervals (it fell more than 64
-/// behind), it asks for the lowest real-time priority, so that it runs on time even when the guest has more CPUs
-/// than the host has cores (refused without the privilege: it stays an ordinary thread,
-/// and samples come later on a loaded host).
+/// wake-ups/s, 0.1% when it is woken elsewhere). It asks for the lowest real-time priority,
+/// so that it runs on time even when the guest has more CPUs than the host has cores, or
+/// other processes use the cores (refused without the privilege: it stays an ordinary
+/// thread, and samples come later on a loaded host).
+///
+/// `HCPUMF_SAMPLER_RT=auto` makes it an ordinary thread while it has a core of its own,
+/// real-time without one and for 10 s after a CPU missed intervals: cheaper on a host whose
+/// other cores are really free (it then leaves Hercules' own threads that core instead of
+/// pushing them onto the CPU thread's), but it loses samples when another process takes
+/// that core (README, "Sampling").
 struct SamplerPlacement {
     allowed: Vec<usize>,
     current: Vec<usize>,
@@ -112,8 +117,8 @@ struct SamplerPlacement {
     realtime_until: Option<Instant>,
 }
 
-/// The sampler's scheduling policy (`HCPUMF_SAMPLER_RT` in Hercules' environment: 1 always
-/// real-time, 0 never, unset: as needed).
+/// The sampler's scheduling policy (`HCPUMF_SAMPLER_RT` in Hercules' environment: unset or
+/// 1 always real-time, 0 never, auto as needed).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Policy {
     Always,
@@ -124,9 +129,9 @@ enum Policy {
 impl SamplerPlacement {
     fn new() -> Self {
         let policy = match std::env::var("HCPUMF_SAMPLER_RT").as_deref().map(str::trim) {
-            Ok("1") => Policy::Always,
             Ok("0") => Policy::Never,
-            _ => Policy::AsNeeded,
+            Ok("auto") => Policy::AsNeeded,
+            _ => Policy::Always,
         };
         let allowed = affinity().unwrap_or_default();
         let mut p = SamplerPlacement {
