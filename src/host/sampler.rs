@@ -144,7 +144,7 @@ impl SamplerPlacement {
             missed_seen: 0,
             realtime_until: None,
         };
-        // Until the first look (100 ms): real-time only when it is sure to be needed.
+        // Until the first look: real-time only when it is sure to be needed.
         p.set_realtime(match policy {
             Policy::Always => true,
             Policy::Never => false,
@@ -172,9 +172,9 @@ impl SamplerPlacement {
         self.realtime = on && rc == 0;
     }
 
-    /// Look again every 100 ms (CPU threads migrate; CPUs come and go).
+    /// Look again every REVIEW_MS (CPU threads migrate; CPUs come and go).
     fn review(&mut self, r: &Runtime) {
-        if self.checked.elapsed() < Duration::from_millis(100) {
+        if self.checked.elapsed() < Duration::from_millis(REVIEW_MS) {
             return;
         }
         self.checked = Instant::now();
@@ -188,7 +188,11 @@ impl SamplerPlacement {
                 + s.private.remote_samples.load(Ordering::Relaxed)
                 + s.private.remote_accounting.load(Ordering::Relaxed);
             if a != *seen {
-                busy.push(s.shared.core.load(Ordering::Relaxed) as usize);
+                // Where the thread is now (it migrates between ticks, which come seldom
+                // when samples are taken from outside), else where its last tick ran.
+                let core = thread_core(s.thread_id.load(Ordering::Relaxed))
+                    .unwrap_or(s.shared.core.load(Ordering::Relaxed) as usize);
+                busy.push(core);
             }
             *seen = a;
         }
@@ -239,6 +243,22 @@ impl SamplerPlacement {
             self.current = want;
         }
     }
+}
+
+/// How often the sampler looks where the CPU threads run (a read of /proc per running CPU):
+/// a CPU thread that migrates to the sampler's core is preempted at every wake-up until then
+/// (measured at 13,333 samples/s with 100 ms: over 1,000 times a second).
+const REVIEW_MS: u64 = 20;
+
+/// The core thread `tid` of this process last ran on (field 39 of its /proc stat line).
+fn thread_core(tid: u32) -> Option<usize> {
+    if tid == 0 {
+        return None;
+    }
+    let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces: count after it.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(36)?.parse().ok()
 }
 
 /// The host cores the calling thread may run on.
@@ -500,4 +520,20 @@ fn scan(r: &Runtime, now: u64) -> u64 {
         next = next.min(now + again);
     }
     next
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_thread_core_is_read_from_proc() {
+        // SAFETY: gettid takes no arguments and cannot fail.
+        let tid = unsafe { libc::syscall(libc::SYS_gettid) } as u32;
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let core = thread_core(tid);
+        assert!(core.is_some_and(|c| c < cores.max(1024)), "{core:?}");
+        assert_eq!(thread_core(0), None);
+        assert_eq!(thread_core(u32::MAX), None);
+    }
 }

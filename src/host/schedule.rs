@@ -66,6 +66,9 @@ pub struct TickSchedule {
     pub next_account_ns: AtomicU64,
     /// Ticks the CPU took (shown by `hcpumf status`: ticks per sample is the sampling cost).
     pub ticks: AtomicU64,
+    /// The Linux thread id of the CPU's thread, as its last tick saw it (0: none yet): the
+    /// sampler looks up the core it runs on.
+    pub thread_id: AtomicU32,
     /// What the scheduler thread reads and writes, on a cache line of its own.
     pub shared: Padded<SchedShared>,
     /// What only the scheduler thread uses.
@@ -87,6 +90,7 @@ impl Default for TickSchedule {
             host: SampleClock::default(),
             next_account_ns: AtomicU64::new(0),
             ticks: AtomicU64::new(0),
+            thread_id: AtomicU32::new(0),
             shared: Padded(SchedShared {
                 wall_deadline: AtomicU64::new(u64::MAX),
                 armed: AtomicBool::new(false),

@@ -30,6 +30,10 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32
     if s.shared.core.load(Ordering::Relaxed) != core {
         s.shared.core.store(core, Ordering::Relaxed);
     }
+    let tid = thread_id();
+    if s.thread_id.load(Ordering::Relaxed) != tid {
+        s.thread_id.store(tid, Ordering::Relaxed);
+    }
     let mono = mono_ns();
     let now_ns = cpu_time_now(st, raw, mono);
     let now = st.meter.account(raw, now_ns, view.problem_state);
@@ -60,6 +64,21 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32
     let param = st.alerts.take_deliverable(view);
     reschedule_at(view.cpu, now_ns, wall_of(mono));
     param
+}
+
+/// The calling thread's Linux thread id (a system call once per thread).
+fn thread_id() -> u32 {
+    thread_local! {
+        static TID: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    }
+    TID.with(|t| {
+        if t.get() == 0 {
+            // SAFETY: gettid takes no arguments and cannot fail.
+            let id = unsafe { libc::syscall(libc::SYS_gettid) };
+            t.set(u32::try_from(id).unwrap_or(0));
+        }
+        t.get()
+    })
 }
 
 /// Problem-state attribution needs accounting points while the problem-state set is active
