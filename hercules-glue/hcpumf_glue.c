@@ -440,9 +440,9 @@ static void ARCH_DEP(hcpumf_kick)(REGS *regs)
  * see PSW_IA), which it changes as it runs. A PSW load (interruptions, SVC, LPSW) first
  * clears aie (INVALIDATE_AIA), then stores the new PSW's bits, then its address: so the PSW
  * bits are read first, then the page fields, ip, and the page fields again, which must agree
- * and hold ip, with aie set. x86 keeps loads and stores in order, so bits read before an
- * aie that is still set afterwards belong to the same instruction as ip (a load that had
- * begun would have cleared aie first). With aie clear (the CPU is between a PSW load and
+ * and hold ip, with aie set. With the loads in order (acquire fences) and the CPU's stores
+ * in order (x86), bits read before an aie that is still set afterwards belong to the same
+ * instruction as ip (a PSW load that had begun would have cleared aie first). With aie clear (the CPU is between a PSW load and
  * its next instruction fetch) or after eight disagreeing reads, 0: the tick takes it. */
 static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, hcpumf_peek *p)
 {
@@ -460,13 +460,13 @@ static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, hcpumf_peek *p)
         psw->states = r->psw.states;
         psw->asc = r->psw.asc;
         psw->amask.D = r->psw.amask.D;
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
         aie1 = r->aie;
         aip1 = r->aip;
         aiv1 = r->AIV;
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
         ip = r->ip;
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
         aie2 = r->aie;
         aip2 = r->aip;
         aiv2 = r->AIV;

@@ -6,9 +6,9 @@
 //! All of them can be read from the CPU's registers while its thread runs on (the glue's
 //! `peek`), so when basic samples are all a due tick would take, the sampler stores the
 //! entries itself: the guest's with the sample-data-block update process in guest storage,
-//! a HIS run's into the run's block (with the program parameter MVS awareness reads). The CPU's thread
-//! then pays nothing for the sample: no opcode table rewritten from another core, no trap,
-//! no tick (`scripts/bench-cost.sh` measures the difference).
+//! a HIS run's into the run's block (with the program parameter MVS awareness reads). The
+//! CPU's thread then pays nothing for the sample: no opcode table rewritten from another
+//! core, no trap, no tick (`scripts/bench-cost.sh` measures the difference).
 //!
 //! Problem-state accounting points (the counters' split of instructions and cycles between
 //! the problem and the supervisor state, `host::meter`) are made from here too: Hercules'
@@ -16,9 +16,9 @@
 //!
 //! Everything else still goes through the tick on the CPU's own thread: diagnostic entries
 //! (they describe the instruction's text and the CPU's measurements at a boundary),
-//! presenting a measurement alert, a CPU
-//! that waits or is stopped, and a CPU that executed nothing since the last sample (the
-//! clock's rule that no two samples describe the same instruction). One sample in
+//! presenting a measurement alert, a CPU that waits or is stopped, and a CPU that executed
+//! nothing since the last sample (the clock's rule that no two samples describe the same
+//! instruction). One sample in
 //! [`TICK_EVERY`] also goes through the tick, so that the CPU's meter folds Hercules' counts
 //! and the sampler learns the core the CPU thread runs on.
 //!
@@ -32,24 +32,14 @@ use crate::host::deadline::{reschedule_at, wall_ns};
 use crate::host::glue::{hcpumf_host, hcpumf_peek};
 use crate::host::meter::{bump, RawCounts};
 use crate::host::run;
+use crate::host::schedule::TickSchedule;
 use crate::host::state::CpuState;
 use crate::host::tick::{guest_sample, update_accounting};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 /// One sample in this many goes through the tick on the CPU's own thread.
 pub const TICK_EVERY: u32 = 512;
-
-/// What became of a due sample.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Remote {
-    /// Taken from here; the CPU's next deadline is posted.
-    Taken,
-    /// Taken from here, and it raised a measurement alert the CPU's tick must present.
-    TakenAlert,
-    /// Not for here: arm the CPU as before.
-    Declined,
-}
 
 /// Remote samples are on unless `HCPUMF_SAMPLE_REMOTE=0` is in Hercules' environment (every
 /// sample then goes through the tick, for comparison).
@@ -93,32 +83,34 @@ struct Due {
     account: bool,
 }
 
-/// Take CPU `cpu`'s due samples from the sampler thread, its thread's CPU time being
-/// `cpu_ns` (just read).
-pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> Remote {
+/// Take CPU `cpu`'s due samples (and make its due accounting point) from the sampler thread,
+/// its thread's CPU time being `cpu_ns` (just read). True when done and the CPU's next
+/// deadline posted (a measurement alert it raised is still the tick's to present); false
+/// when not for here: arm the CPU as before.
+pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> bool {
     let private = &st.schedule.private;
     if !enabled() || due_outside(st, cpu_ns).is_none() {
-        return Remote::Declined;
+        return false;
     }
     if private.remote_streak.load(Ordering::Relaxed) >= TICK_EVERY {
         private.remote_streak.store(0, Ordering::Relaxed);
-        return Remote::Declined;
+        return false;
     }
     let Some(peek) = h.peek else {
-        return Remote::Declined;
+        return false;
     };
     let mut p = hcpumf_peek::default();
     // SAFETY: the glue reads the CPU's registers under the CPU's lock and fills `p`, which
     // outlives the call.
     if unsafe { peek(cpu, &mut p) } == 0 {
-        return Remote::Declined;
+        return false;
     }
     let Some(_held) = st.exclusive.try_take() else {
-        return Remote::Declined;
+        return false;
     };
     // Again, now that the CPU's own thread cannot change it.
     let Some(due) = due_outside(st, cpu_ns) else {
-        return Remote::Declined;
+        return false;
     };
     let s = &st.schedule;
     let instructions = if due.account {
@@ -137,7 +129,7 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> Remote {
     } else {
         match st.meter.instructions_at(p.instcount, p.prevcount) {
             Some(i) => i,
-            None => return Remote::Declined,
+            None => return false,
         }
     };
     let view = CpuView {
@@ -160,30 +152,30 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> Remote {
         // What the CPU looks like, for the run's map (`run::sample` notes it otherwise).
         st.run.seen(&view, p.prefix, p.cr1);
     }
-    let stalls = s.guest.stalls.load(Ordering::Relaxed) + s.host.stalls.load(Ordering::Relaxed);
-    let taken = s.guest.taken.load(Ordering::Relaxed) + s.host.taken.load(Ordering::Relaxed);
+    let stalls = both(s, |c| &c.stalls);
+    let taken = both(s, |c| &c.taken);
     if due.guest {
         guest_sample(st, &view, cpu_ns);
     }
     if due.run {
         run::sample(st, &view, p.prefix, p.cr1, cpu_ns);
     }
-    if s.guest.stalls.load(Ordering::Relaxed) + s.host.stalls.load(Ordering::Relaxed) != stalls {
+    if both(s, |c| &c.stalls) != stalls {
         // The CPU executed nothing since the last sample: its next instruction ticks.
-        return Remote::Declined;
+        return false;
     }
-    let now_taken = s.guest.taken.load(Ordering::Relaxed) + s.host.taken.load(Ordering::Relaxed);
-    bump(&private.remote_samples, now_taken - taken);
+    bump(&private.remote_samples, both(s, |c| &c.taken) - taken);
     if due.account {
         bump(&private.remote_accounting, 1);
     }
     private.remote_streak.fetch_add(1, Ordering::Relaxed);
     reschedule_at(cpu, cpu_ns, wall_ns());
-    if st.alerts.pending().is_empty() {
-        Remote::Taken
-    } else {
-        Remote::TakenAlert
-    }
+    true
+}
+
+/// A counter of both of a CPU's sampling clocks (the guest's and the HIS run's), summed.
+fn both(s: &TickSchedule, counter: impl Fn(&SampleClock) -> &AtomicU64) -> u64 {
+    counter(&s.guest).load(Ordering::Relaxed) + counter(&s.host).load(Ordering::Relaxed)
 }
 
 #[cfg(test)]

@@ -21,7 +21,6 @@ pub fn reset_cpu(cpu: u16, initial: bool) {
 
 /// The measurement state of [`reset_cpu`], without expecting Hercules to zero its counts.
 fn reset_measurements(st: &state::CpuState, initial: bool) {
-    let _held = st.exclusive.take();
     let now = st.meter.reading();
     if initial {
         st.counters.initial_cpu_reset();
@@ -52,6 +51,7 @@ pub fn reset_for_load() {
 
 /// One CPU's part of [`reset_for_load`].
 fn reset_cpu_for_load(st: &state::CpuState) {
+    let _held = st.exclusive.take();
     // Hercules keeps the instruction counts at ldmod: no rebase, which would take the
     // next momentary drop of the count (a read between the timer thread's two stores of
     // its fold) for a reset and count every instruction since IPL again.

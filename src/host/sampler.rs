@@ -1,7 +1,7 @@
 //! The sampler thread: it sleeps until the earliest deadline a CPU posted, confirms on the
-//! CPU thread's CPU clock that the due time has come, and then either takes the guest's
-//! basic sample itself from the running CPU (`host::remote`: the CPU's thread pays nothing)
-//! or arms the CPU's opcode table so that the CPU runs its tick at its next instruction
+//! CPU thread's CPU clock that the due time has come, and then either takes the basic samples
+//! and accounting points itself from the running CPU (`host::remote`: the CPU's thread pays
+//! nothing) or arms the CPU's opcode table so that the CPU runs its tick at its next instruction
 //! boundary (the mechanism of `shared/reference/hercules-integration.md`). CPUs post their
 //! deadlines with `deadline::reschedule` (or `deadline::schedule`), waking the thread only
 //! when it would sleep past them.
@@ -10,7 +10,7 @@ use crate::host::clock::{early_window, EARLY_NS};
 use crate::host::deadline::{wake_scheduler, wall_ns, ALERT_POLL_NS};
 use crate::host::glue::hcpumf_host;
 use crate::host::meter::{bump, mono_ns};
-use crate::host::remote::{self, Remote};
+use crate::host::remote;
 use crate::host::schedule::{SchedPrivate, SchedShared, TickSchedule};
 use crate::host::services::{host, log};
 use crate::host::state::{rt, Runtime};
@@ -90,8 +90,7 @@ fn scheduler_loop() {
 }
 
 /// Where and how the sampler thread runs. It keeps to the host cores no running CPU thread
-/// was seen on lately (from the cores the CPUs' ticks record), and to all of them when
-/// there is none: woken on a running CPU thread's core it would preempt that thread at
+/// is on (looked up every REVIEW_MS), and to all of them when there is none: woken on a running CPU thread's core it would preempt that thread at
 /// every wake-up (measured: 1-2% of the CPU thread's time in the kernel at 1,000
 /// wake-ups/s, 0.1% when it is woken elsewhere). It asks for the lowest real-time priority,
 /// so that it runs on time even when the guest has more CPUs than the host has cores, or
@@ -100,9 +99,8 @@ fn scheduler_loop() {
 ///
 /// `HCPUMF_SAMPLER_RT=auto` makes it an ordinary thread while it has a core of its own,
 /// real-time without one and for 10 s after a CPU missed intervals: cheaper on a host whose
-/// other cores are really free (it then leaves Hercules' own threads that core instead of
-/// pushing them onto the CPU thread's), but it loses samples when another process takes
-/// that core (README, "Sampling").
+/// other cores are really free, but it loses samples when another process takes that core
+/// (README, "Sampling").
 struct SamplerPlacement {
     allowed: Vec<usize>,
     current: Vec<usize>,
@@ -179,7 +177,7 @@ impl SamplerPlacement {
         }
         self.checked = Instant::now();
         // The cores of the CPUs that ran since the last look (ticked, or were sampled or
-        // accounted from outside), as their last tick recorded them.
+        // accounted from outside).
         self.activity.resize(r.cpus.len(), 0);
         let mut busy = Vec::new();
         for (st, seen) in r.cpus.iter().zip(self.activity.iter_mut()) {
@@ -202,17 +200,11 @@ impl SamplerPlacement {
             .copied()
             .filter(|c| !busy.contains(c))
             .collect();
-        // A core no CPU thread runs on is the sampler's: there it need not preempt anyone,
-        // and as an ordinary thread it lets Hercules' own threads (its timer thread wakes
-        // every few tens of microseconds) keep that core too, instead of pushing them onto
-        // the CPU thread's (measured, 1 CPU at 13,333 samples/s: the CPU thread preempted
-        // 793 times in 2.8 s and 17 ms on the run queue with a real-time sampler, 253 and
-        // 4 ms without). Without a free core it must be real-time, or the CPU threads it
-        // shares the cores with starve it (4 CPUs on 2 cores: ~40% of intervals missed).
-        // Something else on the free core (another process, Hercules' own threads at
-        // times) can still keep an ordinary thread waiting for milliseconds. Samples then
-        // come late and catch up; when one of the CPUs fell so far behind that intervals
-        // were lost, the sampler is real-time for the next 10 s.
+        // `auto`: an ordinary thread on a free core (cheaper: 24 preemptions of the CPU
+        // thread in 2.8 s at 13,333 samples/s, against hundreds with a real-time sampler);
+        // real-time without one, or the CPU threads it shares the cores with starve it (4
+        // CPUs on 2 cores: ~40% of intervals missed), and for 10 s after a CPU missed
+        // intervals (something else took the free core).
         let missed: u64 = r
             .cpus
             .iter()
@@ -422,17 +414,14 @@ fn scan(r: &Runtime, now: u64) -> u64 {
                 DueCheck::Arm(c) => read = c,
             }
         }
-        // A running CPU whose due tick would only take the guest's basic sample: take it
-        // from here, and the CPU's thread pays nothing for it.
+        // A running CPU whose due tick would only take basic samples or make an accounting
+        // point: do it from here, and the CPU's thread pays nothing for it.
         if let Some(c) = read {
-            match remote::sample(h, i as u16, st, c) {
-                Remote::Taken => {
-                    s.private.stale_looks.store(0, Ordering::Relaxed);
-                    next = next.min(s.shared.wall_deadline.load(Ordering::SeqCst));
-                    continue;
-                }
-                // The alert goes to the CPU with a tick, armed below.
-                Remote::TakenAlert | Remote::Declined => {}
+            // Otherwise (declined, or it raised an alert the tick must present) arm below.
+            if remote::sample(h, i as u16, st, c) && st.alerts.pending().is_empty() {
+                s.private.stale_looks.store(0, Ordering::Relaxed);
+                next = next.min(s.shared.wall_deadline.load(Ordering::SeqCst));
+                continue;
             }
         }
         let already = s.shared.armed.swap(true, Ordering::AcqRel);
