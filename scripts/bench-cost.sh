@@ -28,7 +28,7 @@ cd "$(dirname "$0")/.."
 REPS=${REPS:-5}
 command -v perf >/dev/null || apt-get install -y -qq linux-perf >/dev/null
 . scripts/bench/common.sh
-select_configs "baseline idle counters samp-13k samp-max base-4cpu samp13k-4cpu base-8cpu samp13k-8cpu"
+select_configs "baseline baseline2 idle counters samp-13k samp-max base-4cpu samp13k-4cpu base-8cpu samp13k-8cpu"
 
 # run name plugin mode interval ncpu: prints
 #   "emulation% plugin% kernel% libc% other% iter/cpu-s sampler-us/sample samples/cpu-s" by
@@ -72,12 +72,23 @@ for rep in $(seq "$REPS"); do
 done
 field() { tr ';' '\n' | grep -v '^$' | awk -v f="$1" '{print $f}'; }
 mean() { awk '{s+=$1; n++} END {printf "%.4f", s/n}'; }
-# Per-repetition ratios of field $2 of config $1 against baseline $3.
-ratios() { paste -d' ' <(echo "${results[$1]}" | field "$2") <(echo "${results[$3]}" | field "$2") \
+median() { sort -n | awk '{v[NR] = $1} END {printf "%.4f", NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
+# Per-repetition ratios of field $2 of config $1 against baseline $3 (the 1-CPU baseline: the
+# mean of its two runs in the repetition, which halves what one run's noise does to every
+# ratio).
+basefield() {
+  if [ "$1" = baseline ]; then
+    paste -d' ' <(echo "${results[baseline]}" | field "$2") <(echo "${results[baseline2]}" | field "$2") \
+      | awk '{printf "%.6f\n", ($1 + $2) / 2}'
+  else
+    echo "${results[$1]}" | field "$2"
+  fi
+}
+ratios() { paste -d' ' <(echo "${results[$1]}" | field "$2") <(basefield "$3" "$2") \
   | awk '{printf "%.4f\n", $1/$2}'; }
 printf '\nEnd to end and share of the CPU threads (mean of %s interleaved runs):\n' "$REPS"
-printf '%-13s %8s %15s %14s %9s %9s %8s %8s %8s %11s %10s\n' config "e2e" "(spread)" iter/cpu-s \
-  "e2e perf" share plugin kernel libc "sampler us" "samples/s"
+printf '%-13s %8s %8s %15s %14s %9s %9s %8s %8s %8s %11s %10s\n' config "e2e" median "(spread)" \
+  iter/cpu-s "e2e perf" share plugin kernel libc "sampler us" "samples/s"
 for c in "${configs[@]}"; do
   set -- $c
   base=baseline; [ "$5" = 1 ] || base=base-${5}cpu
@@ -85,7 +96,8 @@ for c in "${configs[@]}"; do
   spread=$(ratios "$1" 9 "$base" | sort -n | sed -n '1p;$p' | paste -sd '-')
   share=$(ratios "$1" 1 "$base" | mean)
   r=${results[$1]}
-  printf '%-13s %8s %15s %14s %9s %9s %7s%% %7s%% %7s%% %11s %10s\n' "$1" "$e2e" "($spread)" \
+  printf '%-13s %8s %8s %15s %14s %9s %9s %7s%% %7s%% %7s%% %11s %10s\n' "$1" "$e2e" \
+    "$(ratios "$1" 9 "$base" | median)" "($spread)" \
     "$(echo "$r" | field 9 | mean | cut -d. -f1)" "$(ratios "$1" 6 "$base" | mean)" "$share" \
     "$(echo "$r" | field 2 | mean)" "$(echo "$r" | field 3 | mean)" "$(echo "$r" | field 4 | mean)" \
     "$(echo "$r" | field 11 | mean)" "$(echo "$r" | field 10 | mean | cut -d. -f1)"
@@ -102,8 +114,9 @@ if [ -n "${DETAIL:-}" ]; then  # where the CPU threads' time outside Hercules we
   done
 fi
 echo "e2e: guest loop iterations per second of the CPU threads' CPU time (the kernel's accounting,"
-echo "/proc/.../schedstat) against the baseline with as many CPUs in the same repetition (mean;"
-echo "spread: lowest-highest repetition); e2e perf: the same with perf's cpu-clock samples as the"
+echo "/proc/.../schedstat) against the baseline with as many CPUs in the same repetition (the"
+echo "1-CPU baseline: the mean of its two runs); mean, median and spread (lowest-highest) over the"
+echo "repetitions; e2e perf: the same with perf's cpu-clock samples as the"
 echo "CPU time; share: the threads' time in Hercules' own code against the baseline's (perf);"
 echo "plugin, kernel, libc: shares of the CPU threads' perf samples; sampler us: the sampler"
 echo "thread's CPU time per sample taken; samples/s: samples taken per second of the CPU"

@@ -37,10 +37,12 @@ configs=("baseline 0 0 0 1" "baseline2 0 0 0 1" "idle 1 0 0 1" "counters 1 1 0 1
          "base-4cpu 0 0 0 4" "samp13k-4cpu 1 2 $int13 4"
          "base-8cpu 0 0 0 8" "samp13k-8cpu 1 2 $int13 8")
 
-# Keep the configurations named in CONFIGS (e.g. CONFIGS="counters samp-13k"; the baselines
-# always run, base-8cpu when an 8-CPU configuration does) and of those the ones named in $1 (the script's own list).
+# Keep the configurations named in CONFIGS (e.g. CONFIGS="counters samp-13k"; the 1-CPU
+# baselines always run, base-4cpu and base-8cpu when a configuration with as many CPUs
+# does) and of those the ones named in $1 (the script's own list).
 select_configs() {
-  local want=" baseline base-4cpu ${CONFIGS:-$1} " sel=() c
+  local want=" baseline baseline2 ${CONFIGS:-$1} " sel=() c
+  [[ "$want" == *-4cpu* ]] && want+=" base-4cpu "
   [[ "$want" == *-8cpu* ]] && want+=" base-8cpu "
   for c in "${configs[@]}"; do
     [[ " $1 " == *" ${c%% *} "* && "$want" == *" ${c%% *} "* ]] && sel+=("$c")
