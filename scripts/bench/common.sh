@@ -19,7 +19,7 @@ while [ "$p" -gt 1 ] && [ "$(cat /proc/$p/comm)" != hercules ]; do
 done
 for t in /proc/$p/task/*; do echo "SCHEDSTAT ${t##*/} $(tr -d ' ' < $t/comm) $(cat $t/schedstat)"; done
 SH
-for g in mips mips4; do
+for g in mips mips4 mipsab; do
   s390x-linux-gnu-as -march=z13 -I tests/guest -o "$work/$g.o" "scripts/bench/$g.s"
   s390x-linux-gnu-ld -Ttext=0 -e 0 -o "$work/$g.elf" "$work/$g.o"
   s390x-linux-gnu-objcopy -O binary -j .text "$work/$g.elf" "$work/$g.bin"
@@ -59,7 +59,7 @@ run_guest() {
   local name=$1 plugin=$2 mode=$3 interval=$4 ncpu=$5 d="$work/$1" try w it tod guest cpu ok
   shift 5
   mkdir -p "$d"
-  guest=mips; [ "$ncpu" = 1 ] || guest=mips4
+  guest=mips; [ "$ncpu" = 1 ] || guest=mips4; [ -z "${GUEST:-}" ] || guest=$GUEST
   {
     # Each CPU of mips4.s samples into 8 MB of its own from 16 MB on.
     echo "ARCHMODE z/Arch"; echo "MAINSIZE $((ncpu > 4 ? 128 : 64))"; echo "NUMCPU $ncpu"

@@ -1,0 +1,103 @@
+# Benchmark workload with the sampling cost measured inside one run: scripts/bench/mips.s's
+# loop, run for 6 s by the TOD clock in phases of about 40 ms that alternate between
+# basic sampling enabled but inactive (A) and active (B) at the interval at 0x3F08, into
+# 2044 4-KB SDBs in a ring. A host that slows down for a while slows both kinds of phase
+# alike, so the ratio of the two rates is far steadier than one of separate runs.
+# Each activation resumes where sampling stopped (QSI's TEAR and DEAR into the request, as
+# Linux does), so the blocks fill as in one long run; the LSCTL and QSI are outside the
+# timed stretches.
+# Results: 0x3000 A iterations, 0x3008 A TOD units, 0x3010 B iterations, 0x3018 B TOD
+# units, 0x3020 cc of the last LSCTL, 0x3028 phases. Mode at 0x3F00: 2 as above, 0 B phases
+# inactive too.
+        .include "lowcore.inc"
+start:  lghi  %r13,0x3000
+        lghi  %r12,0x1000
+        llilf %r3,0x100000                    # clear the SDB area (as mips.s)
+        llilf %r5,2044*16
+clr:    xc    0(256,%r3),0(%r3)
+        la    %r3,256(%r3)
+        brctg %r5,clr
+        # 4 SDBTs at 0xF0000.. with 511 SDBs each (SDBs from 0x100000), linked in a ring.
+        llilf %r3,0xF0000
+        llilf %r4,0x100000
+        lghi  %r5,4
+tab:    lghi  %r6,511
+        lgr   %r7,%r3
+ent:    stg   %r4,0(%r7)
+        aghi  %r7,8
+        agfi  %r4,4096
+        brctg %r6,ent
+        lgr   %r8,%r3
+        agfi  %r8,4096
+        cghi  %r5,1
+        jne   link
+        llilf %r8,0xF0000
+link:   oill  %r8,1
+        stg   %r8,0(%r7)
+        agfi  %r3,4096
+        brctg %r5,tab
+        lg    %r2,0xf08(%r13)
+        stg   %r2,req+8-0x1000(%r12)
+        lsctl req-0x1000(%r12)                # active: disabled -> inactive would not load
+                                              # TEAR and DEAR (SA23-2260 Figure 2-12)
+        xc    0(0x30,%r13),0(%r13)
+        lghi  %r11,0                          # phase kind: 0 A, 1 B
+        lg    %r7,0xf00(%r13)                 # mode
+        larl  %r10,data
+        stck  0x40(%r13)                      # start of the run
+phase:  ltgr  %r11,%r11
+        jz    pa
+        clgfi %r7,2                           # mode 0: B phases inactive too (the method's
+        jne   pa                              # own noise floor)
+        qsi   0x100(%r13)                     # B: resume at the current TEAR and DEAR
+        mvc   req+16-0x1000(16,%r12),0x118(%r13)
+        mvc   req+6-0x1000(2,%r12),act-0x1000(%r12)
+        j     pl
+pa:     mvc   req+6-0x1000(2,%r12),inact-0x1000(%r12)
+pl:     lsctl req-0x1000(%r12)
+        ipm   %r1
+        st    %r1,0x20(%r13)
+        lghi  %r9,0                           # iterations in this phase
+        stck  0x50(%r13)                      # start of the phase
+outer:  llilf %r6,100000
+inner:  lg    %r1,0(%r10)
+        agr   %r1,%r6
+        stg   %r1,8(%r10)
+        ahi   %r1,3
+        nill  %r1,0xff
+        lgr   %r3,%r1
+        brctg %r6,inner
+        agfi  %r9,100000
+        stck  0x58(%r13)
+        lg    %r1,0x58(%r13)
+        sg    %r1,0x50(%r13)
+        clg   %r1,plen-0x1000(%r12)
+        jl    outer
+        sllg  %r2,%r11,4                      # account the phase to A or B
+        la    %r2,0(%r2,%r13)
+        ag    %r9,0(%r2)
+        stg   %r9,0(%r2)
+        ag    %r1,8(%r2)
+        stg   %r1,8(%r2)
+        lghi  %r1,1
+        ag    %r1,0x28(%r13)
+        stg   %r1,0x28(%r13)
+        xilf  %r11,1
+        lg    %r1,0x58(%r13)
+        sg    %r1,0x40(%r13)
+        clg   %r1,dur-0x1000(%r12)
+        jl    phase
+        ltgr  %r11,%r11                       # end after a B phase: as many of each
+        jnz   phase
+        mvc   req+6-0x1000(2,%r12),inact-0x1000(%r12)
+        lsctl req-0x1000(%r12)
+        DONE
+        .align 8
+dur:    .quad 0x5B8D80000                     # 6 s in TOD units (6,000,000 us << 12)
+plen:   .quad 0x9C40000                       # 40 ms (40,000 us << 12)
+act:    .short 0x0202                         # ES, CS
+inact:  .short 0x0200                         # ES
+        .align 8
+req:    .quad 0x4000000000000202, 0, 0xF0000, 0x100000
+        .quad 0, 0, 0, 0
+data:   .quad 5, 0
