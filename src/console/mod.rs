@@ -213,10 +213,14 @@ fn status() {
     log(&format!("HHCMF020I {}", m.summary()));
     let r = state::rt();
     log(&format!(
-        "HHCMF022I sampler thread: {} sleeps, woken up to {} us late, {} times more than 1 ms",
+        "HHCMF022I sampler thread: {} sleeps, woken up to {} us late, {} times more than 1 ms; \
+         {} ms real-time, {} ms ordinary, {} holds",
         r.sched.sleeps.load(Ordering::Relaxed),
         r.sched.oversleep_max.load(Ordering::Relaxed) / 1000,
-        r.sched.oversleeps_1ms.load(Ordering::Relaxed)
+        r.sched.oversleeps_1ms.load(Ordering::Relaxed),
+        r.sched.realtime_ns.load(Ordering::Relaxed) / 1_000_000,
+        r.sched.ordinary_ns.load(Ordering::Relaxed) / 1_000_000,
+        r.sched.holds.load(Ordering::Relaxed)
     ));
     for (i, st) in state::rt().cpus.iter().enumerate() {
         if !cpu_online(i as u16) {

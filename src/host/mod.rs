@@ -13,6 +13,7 @@
 //! | [`clock`] | the sampling clocks (guest and HIS run), in CPU time |
 //! | [`schedule`] | a CPU's tick schedule: sampling clocks, accounting points, the line shared with the sampler |
 //! | [`sampler`], [`deadline`] | the sampler thread that takes samples and arms CPUs when their time has come; how CPUs post deadlines |
+//! | [`placement`], [`hostload`] | where and how the sampler thread runs: its cores and scheduling policy; whether those cores are free of other processes |
 //! | [`remote`], [`exclusive`] | basic samples the sampler thread takes from a running CPU without stopping it; who may change a CPU's sampling state |
 //! | [`tick`] | the tick on the CPU's thread: account, guest sample, run sample, alert |
 //! | [`instructions`] | executing the CPU-measurement instructions against the CPU's state |
@@ -29,9 +30,11 @@ pub mod deadline;
 pub mod exclusive;
 pub mod ffi;
 pub mod glue;
+pub mod hostload;
 pub mod instructions;
 pub mod meter;
 pub mod model;
+pub mod placement;
 pub mod remote;
 pub mod resets;
 pub mod run;

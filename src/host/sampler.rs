@@ -10,12 +10,13 @@ use crate::host::clock::{early_window, EARLY_NS};
 use crate::host::deadline::{wake_scheduler, wall_ns, ALERT_POLL_NS};
 use crate::host::glue::hcpumf_host;
 use crate::host::meter::{bump, mono_ns};
+use crate::host::placement::SamplerPlacement;
 use crate::host::remote;
 use crate::host::schedule::{SchedPrivate, SchedShared, TickSchedule};
 use crate::host::services::{host, log};
 use crate::host::state::{rt, Runtime};
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Start the sampler thread.
 pub fn start() {
@@ -85,202 +86,9 @@ fn scheduler_loop() {
             if late > 1_000_000 {
                 bump(&st.oversleeps_1ms, 1);
             }
+            placement.woke(late);
         }
     }
-}
-
-/// Where and how the sampler thread runs. It keeps to the host cores no running CPU thread
-/// is on (looked up every REVIEW_MS), and to all of them when there is none: woken on a running CPU thread's core it would preempt that thread at
-/// every wake-up (measured: 1-2% of the CPU thread's time in the kernel at 1,000
-/// wake-ups/s, 0.1% when it is woken elsewhere). It asks for the lowest real-time priority,
-/// so that it runs on time even when the guest has more CPUs than the host has cores, or
-/// other processes use the cores (refused without the privilege: it stays an ordinary
-/// thread, and samples come later on a loaded host).
-///
-/// `HCPUMF_SAMPLER_RT=auto` makes it an ordinary thread while it has a core of its own,
-/// real-time without one and for 10 s after a CPU missed intervals: cheaper on a host whose
-/// other cores are really free, but it loses samples when another process takes that core
-/// (README, "Sampling").
-struct SamplerPlacement {
-    allowed: Vec<usize>,
-    current: Vec<usize>,
-    /// Each CPU's ticks, samples and accounting points from outside at the last look.
-    activity: Vec<u64>,
-    checked: Instant,
-    policy: Policy,
-    realtime: bool,
-    /// Intervals the CPUs' sampling clocks missed, at the last look.
-    missed_seen: u64,
-    /// Real-time until then, after intervals were missed with an ordinary thread.
-    realtime_until: Option<Instant>,
-}
-
-/// The sampler's scheduling policy (`HCPUMF_SAMPLER_RT` in Hercules' environment: unset or
-/// 1 always real-time, 0 never, auto as needed).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Policy {
-    Always,
-    Never,
-    AsNeeded,
-}
-
-impl SamplerPlacement {
-    fn new() -> Self {
-        let policy = match std::env::var("HCPUMF_SAMPLER_RT").as_deref().map(str::trim) {
-            Ok("0") => Policy::Never,
-            Ok("auto") => Policy::AsNeeded,
-            _ => Policy::Always,
-        };
-        let allowed = affinity().unwrap_or_default();
-        let mut p = SamplerPlacement {
-            current: allowed.clone(),
-            allowed,
-            activity: Vec::new(),
-            checked: Instant::now(),
-            policy,
-            realtime: false,
-            missed_seen: 0,
-            realtime_until: None,
-        };
-        // Until the first look: real-time only when it is sure to be needed.
-        p.set_realtime(match policy {
-            Policy::Always => true,
-            Policy::Never => false,
-            Policy::AsNeeded => p.allowed.len() < 2,
-        });
-        p
-    }
-
-    /// Switch between the lowest real-time priority and an ordinary thread.
-    fn set_realtime(&mut self, on: bool) {
-        if on == self.realtime {
-            return;
-        }
-        let (policy, prio) = if on {
-            (libc::SCHED_FIFO, 1)
-        } else {
-            (libc::SCHED_OTHER, 0)
-        };
-        let param = libc::sched_param {
-            sched_priority: prio,
-        };
-        // SAFETY: changes only this thread's scheduling policy; `param` outlives the call.
-        let rc = unsafe { libc::pthread_setschedparam(libc::pthread_self(), policy, &param) };
-        // Refused without the privilege: it stays an ordinary thread.
-        self.realtime = on && rc == 0;
-    }
-
-    /// Look again every REVIEW_MS (CPU threads migrate; CPUs come and go).
-    fn review(&mut self, r: &Runtime) {
-        if self.checked.elapsed() < Duration::from_millis(REVIEW_MS) {
-            return;
-        }
-        self.checked = Instant::now();
-        // The cores of the CPUs that ran since the last look (ticked, or were sampled or
-        // accounted from outside).
-        self.activity.resize(r.cpus.len(), 0);
-        let mut busy = Vec::new();
-        for (st, seen) in r.cpus.iter().zip(self.activity.iter_mut()) {
-            let s = &st.schedule;
-            let a = s.ticks.load(Ordering::Relaxed)
-                + s.private.remote_samples.load(Ordering::Relaxed)
-                + s.private.remote_accounting.load(Ordering::Relaxed);
-            if a != *seen {
-                // Where the thread is now (it migrates between ticks, which come seldom
-                // when samples are taken from outside), else where its last tick ran.
-                let core = thread_core(s.thread_id.load(Ordering::Relaxed))
-                    .unwrap_or(s.shared.core.load(Ordering::Relaxed) as usize);
-                busy.push(core);
-            }
-            *seen = a;
-        }
-        let free: Vec<usize> = self
-            .allowed
-            .iter()
-            .copied()
-            .filter(|c| !busy.contains(c))
-            .collect();
-        // `auto`: an ordinary thread on a free core (cheaper: 24 preemptions of the CPU
-        // thread in 2.8 s at 13,333 samples/s, against hundreds with a real-time sampler);
-        // real-time without one, or the CPU threads it shares the cores with starve it (4
-        // CPUs on 2 cores: ~40% of intervals missed), and for 10 s after a CPU missed
-        // intervals (something else took the free core).
-        let missed: u64 = r
-            .cpus
-            .iter()
-            .map(|st| {
-                st.schedule.guest.missed.load(Ordering::Relaxed)
-                    + st.schedule.host.missed.load(Ordering::Relaxed)
-            })
-            .sum();
-        if missed != self.missed_seen && !self.realtime {
-            self.realtime_until = Some(Instant::now() + Duration::from_secs(10));
-        }
-        self.missed_seen = missed;
-        let recently_late = self.realtime_until.is_some_and(|t| Instant::now() < t);
-        self.set_realtime(match self.policy {
-            Policy::Always => true,
-            Policy::Never => false,
-            Policy::AsNeeded => free.is_empty() || self.allowed.len() < 2 || recently_late,
-        });
-        if self.allowed.len() < 2 {
-            return;
-        }
-        let want = if free.is_empty() {
-            self.allowed.clone()
-        } else {
-            free
-        };
-        if want != self.current && set_affinity(&want) {
-            self.current = want;
-        }
-    }
-}
-
-/// How often the sampler looks where the CPU threads run (a read of /proc per running CPU):
-/// a CPU thread that migrates to the sampler's core is preempted at every wake-up until then
-/// (measured at 13,333 samples/s with 100 ms: over 1,000 times a second).
-const REVIEW_MS: u64 = 20;
-
-/// The core thread `tid` of this process last ran on (field 39 of its /proc stat line).
-fn thread_core(tid: u32) -> Option<usize> {
-    if tid == 0 {
-        return None;
-    }
-    let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).ok()?;
-    // The command name (field 2) is in parentheses and may hold spaces: count after it.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(36)?.parse().ok()
-}
-
-/// The host cores the calling thread may run on.
-fn affinity() -> Option<Vec<usize>> {
-    // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity fills the set we own.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: pid 0 is the calling thread; the size is that of `set`.
-    let rc =
-        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
-    if rc != 0 {
-        return None;
-    }
-    Some(
-        (0..libc::CPU_SETSIZE as usize)
-            // SAFETY: `set` is initialized and the index is below CPU_SETSIZE.
-            .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
-            .collect(),
-    )
-}
-
-/// Keep the calling thread to `cores`.
-fn set_affinity(cores: &[usize]) -> bool {
-    // SAFETY: a zeroed cpu_set_t is a valid empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    for &c in cores {
-        // SAFETY: CPU_SET only writes within `set` for c < CPU_SETSIZE (checked by libc).
-        unsafe { libc::CPU_SET(c, &mut set) };
-    }
-    // SAFETY: pid 0 is the calling thread; `set` outlives the call.
-    unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0 }
 }
 
 /// The earliest deadline any CPU has posted.
@@ -509,20 +317,4 @@ fn scan(r: &Runtime, now: u64) -> u64 {
         next = next.min(now + again);
     }
     next
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_thread_core_is_read_from_proc() {
-        // SAFETY: gettid takes no arguments and cannot fail.
-        let tid = unsafe { libc::syscall(libc::SYS_gettid) } as u32;
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let core = thread_core(tid);
-        assert!(core.is_some_and(|c| c < cores.max(1024)), "{core:?}");
-        assert_eq!(thread_core(0), None);
-        assert_eq!(thread_core(u32::MAX), None);
-    }
 }

@@ -65,6 +65,11 @@ pub struct SchedulerState {
     pub sleeps: AtomicU64,
     pub oversleep_max: AtomicU64,
     pub oversleeps_1ms: AtomicU64,
+    /// Time the sampler spent as a real-time thread, and as an ordinary one (ns), and the
+    /// times it turned real-time after a late wake-up or missed intervals.
+    pub realtime_ns: AtomicU64,
+    pub ordinary_ns: AtomicU64,
+    pub holds: AtomicU64,
 }
 
 static RUNTIME: OnceLock<Runtime> = OnceLock::new();
