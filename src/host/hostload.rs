@@ -123,6 +123,8 @@ mod tests {
     #[test]
     fn this_host_can_be_measured() {
         let w = OthersLoad::start(&[0]);
-        assert!(w.others_permille(&[0]).is_some_and(|p| p <= 1000 * 64));
+        // (The share of a window this short says nothing: a tick may fall into it.)
+        assert!(w.others_permille(&[0]).is_some());
+        assert!(w.age() < std::time::Duration::from_secs(60));
     }
 }
