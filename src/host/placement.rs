@@ -9,8 +9,8 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// Where and how the sampler thread runs. It keeps to the host cores no running CPU thread
-/// is on (looked up every REVIEW_MS), and to all of them when there is none: woken on a running CPU thread's core it would preempt that thread at
-/// every wake-up (measured: 1-2% of the CPU thread's time in the kernel at 1,000
+/// is on (looked up every REVIEW_MS), and to all of them when there is none: woken on a
+/// running CPU thread's core it would preempt that thread at every wake-up (measured: 1-2% of the CPU thread's time in the kernel at 1,000
 /// wake-ups/s, 0.1% when it is woken elsewhere). It asks for the lowest real-time priority,
 /// so that it runs on time even when the guest has more CPUs than the host has cores, or
 /// other processes use the cores (refused without the privilege: it stays an ordinary
@@ -20,8 +20,9 @@ use std::time::{Duration, Instant};
 /// no other process uses either (`host::hostload`, measured over LOAD_WINDOW_MS), and
 /// real-time otherwise: without such a core, until the first window is measured, and for
 /// a while after a wake-up came LATE_NS late or a CPU missed intervals (10 s, twice as long
-/// at each such event, up to HOLD_MAX). An ordinary thread costs the CPU threads less
-/// (README, "Sampling").
+/// at each such event, up to HOLD_MAX). An ordinary thread preempts the CPU threads less,
+/// but on the development VM it still missed intervals (README, "Sampling"), so it is not
+/// the default.
 pub struct SamplerPlacement {
     allowed: Vec<usize>,
     current: Vec<usize>,
@@ -32,7 +33,7 @@ pub struct SamplerPlacement {
     realtime: bool,
     /// Intervals the CPUs' sampling clocks missed, at the last look.
     missed_seen: u64,
-    /// Real-time until then, after intervals were missed with an ordinary thread.
+    /// Real-time until then, after a late wake-up or missed intervals as an ordinary thread.
     realtime_until: Option<Instant>,
     /// How long the next hold lasts.
     hold: Duration,
