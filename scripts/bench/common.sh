@@ -20,7 +20,7 @@ done
 for t in /proc/$p/task/*; do echo "SCHEDSTAT ${t##*/} $(tr -d ' ' < $t/comm) $(cat $t/schedstat)"; done
 SH
 for g in mips mips4 mipsab; do
-  s390x-linux-gnu-as -march=z13 -I tests/guest -o "$work/$g.o" "scripts/bench/$g.s"
+  s390x-linux-gnu-as -march=z13 -I tests/guest -I scripts/bench -o "$work/$g.o" "scripts/bench/$g.s"
   s390x-linux-gnu-ld -Ttext=0 -e 0 -o "$work/$g.elf" "$work/$g.o"
   s390x-linux-gnu-objcopy -O binary -j .text "$work/$g.elf" "$work/$g.bin"
 done

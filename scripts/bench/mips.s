@@ -5,6 +5,7 @@
 # mode).
 # Results: 0x3000 iterations, 0x3008 elapsed TOD units, 0x3010 LCCTL/LSCTL cc.
         .include "lowcore.inc"
+        .include "loop.inc"
 start:  lghi  %r13,0x3000
         lghi  %r12,0x1000
         # Clear the SDB area first, in every mode, as an operating system clears the pages
@@ -50,15 +51,7 @@ link:   oill  %r8,1
 go:     stck  0x40(%r13)
         lghi  %r9,0                           # iterations
         larl  %r10,data
-outer:  llilf %r6,100000
-inner:  lg    %r1,0(%r10)
-        agr   %r1,%r6
-        stg   %r1,8(%r10)
-        ahi   %r1,3
-        nill  %r1,0xff
-        lgr   %r3,%r1
-        brctg %r6,inner
-        agfi  %r9,100000
+outer:  BATCH
         stck  0x48(%r13)
         lg    %r1,0x48(%r13)
         sg    %r1,0x40(%r13)

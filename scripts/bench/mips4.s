@@ -5,6 +5,7 @@
 # Results of CPU a at 0x3000 + a * 0x40: +0 iterations, +8 elapsed TOD units, +0x10 cc.
 # 0x3700 tickets, 0x370c CPUs done, 0x3780 STAP slots. CPU 0 ends the test when all are done.
         .include "lowcore.inc"
+        .include "loop.inc"
 start:  lghi  %r13,0x3000
         larl  %r12,data
         lghi  %r1,1
@@ -74,15 +75,7 @@ go:     stap  0x20(%r11)
         agr   %r10,%r1
         stck  0x30(%r11)
         lghi  %r9,0                        # iterations
-outer:  llilf %r6,100000
-inner:  lg    %r1,0(%r10)
-        agr   %r1,%r6
-        stg   %r1,8(%r10)
-        ahi   %r1,3
-        nill  %r1,0xff
-        lgr   %r3,%r1
-        brctg %r6,inner
-        agfi  %r9,100000
+outer:  BATCH
         stck  0x38(%r11)
         lg    %r1,0x38(%r11)
         sg    %r1,0x30(%r11)

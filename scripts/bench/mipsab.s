@@ -10,6 +10,7 @@
 # units, 0x3020 cc of the last LSCTL, 0x3028 phases. Mode at 0x3F00: 2 as above, 0 B phases
 # inactive too.
         .include "lowcore.inc"
+        .include "loop.inc"
 start:  lghi  %r13,0x3000
         lghi  %r12,0x1000
         llilf %r3,0x100000                    # clear the SDB area (as mips.s)
@@ -59,15 +60,7 @@ pl:     lsctl req-0x1000(%r12)
         st    %r1,0x20(%r13)
         lghi  %r9,0                           # iterations in this phase
         stck  0x50(%r13)                      # start of the phase
-outer:  llilf %r6,100000
-inner:  lg    %r1,0(%r10)
-        agr   %r1,%r6
-        stg   %r1,8(%r10)
-        ahi   %r1,3
-        nill  %r1,0xff
-        lgr   %r3,%r1
-        brctg %r6,inner
-        agfi  %r9,100000
+outer:  BATCH
         stck  0x58(%r13)
         lg    %r1,0x58(%r13)
         sg    %r1,0x50(%r13)
