@@ -2,7 +2,8 @@
 # What the plugin costs the emulated CPUs, measured with perf rather than by wall-clock
 # timing, so that the host's noise does not reach it. The bench guest (scripts/bench/mips.s,
 # 3 s by the guest's TOD clock; scripts/bench/mips4.s on 4 CPUs) runs under
-# `perf record -e cpu-clock -c 50000` (a sample per 50 us of a thread's CPU time) in each
+# `perf record -e cpu-clock` (a sample per PERF_US, default 500 us, of a thread's CPU time;
+# perf's own interrupts slow the CPU thread by about 5% at 500 us and 34% at 50 us) in each
 # configuration, interleaved REPS times (default 5):
 #   baseline      Hercules without the module (1 CPU)
 #   idle          module loaded, facilities unused
@@ -26,6 +27,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-5}
+PERF_US=${PERF_US:-500}
 command -v perf >/dev/null || apt-get install -y -qq linux-perf >/dev/null
 . scripts/bench/common.sh
 select_configs "baseline baseline2 idle counters samp-13k samp-max base-4cpu samp13k-4cpu base-8cpu samp13k-8cpu"
@@ -35,7 +37,7 @@ select_configs "baseline baseline2 idle counters samp-13k samp-max base-4cpu sam
 #   perf's samples, then "iter/cpu-s samples/cpu-s sampler-us/sample" by the kernel's accounting
 run() {
   local name=$1 ncpu=$5 d="$work/$1" r iters samples
-  r=$(run_guest "$@" env ${ENVX:-} perf record -q -e cpu-clock -c 50000 -o "$d/perf.data")
+  r=$(run_guest "$@" env ${ENVX:-} perf record -q -e cpu-clock -c $((PERF_US * 1000)) -o "$d/perf.data")
   iters=${r%% *}
   { grep -o 'samples [0-9]* missed [0-9]* .*ticks [0-9]*[^;]*' "$d/log"
     grep -o 'sampler thread: .*' "$d/log"; } 2>/dev/null | paste -sd ';' > "$d/status" || true
@@ -49,7 +51,7 @@ run() {
   kern=$(grep -o 'SCHEDSTAT .*' "$d/log" | awk '$3 != "hcpumf-sampler" {print $4}' | sort -rn \
     | head -n "$ncpu" | awk '{s += $1} END {printf "%.0f", s}')
   kern="${kern:-0} $(grep -o 'SCHEDSTAT .*' "$d/log" | awk '$3 == "hcpumf-sampler" {s = $4} END {print s + 0}')"
-  awk -v it="$iters" -v ns="$samples" -v kern="$kern" '
+  awk -v it="$iters" -v ns="$samples" -v kern="$kern" -v per="$PERF_US" '
     FNR == NR { cpu[$1] = 1; next }
     $1 == "hcpumf-sampler" { sampler++; next }
     ($2 in cpu) { n++; d = $NF;
@@ -57,8 +59,8 @@ run() {
       else if (d ~ /libc\.so/) c++; else o++ }
     END { split(kern, kt, " "); kc = kt[1] / 1e9; ks = kt[2] / 1e3
           printf "%.3f %.3f %.3f %.3f %.3f %.0f %.3f %.0f %.0f %.0f %.3f\n", 100*h/n, 100*p/n,
-          100*k/n, 100*c/n, 100*o/n, it/(n*0.00005), (ns > 0 ? sampler*50/ns : 0),
-          ns/(n*0.00005), (kc > 0 ? it/kc : 0), (kc > 0 ? ns/kc : 0), (ns > 0 ? ks/ns : 0) }' \
+          100*k/n, 100*c/n, 100*o/n, it/(n*per/1e6), (ns > 0 ? sampler*per/ns : 0),
+          ns/(n*per/1e6), (kc > 0 ? it/kc : 0), (kc > 0 ? ns/kc : 0), (ns > 0 ? ks/ns : 0) }' \
     "$d/cputids" "$d/samples"
 }
 
