@@ -442,8 +442,9 @@ static void ARCH_DEP(hcpumf_kick)(REGS *regs)
  * bits are read first, then the page fields, ip, and the page fields again, which must agree
  * and hold ip, with aie set. With the loads in order (acquire fences) and the CPU's stores
  * in order (x86), bits read before an aie that is still set afterwards belong to the same
- * instruction as ip (a PSW load that had begun would have cleared aie first). With aie clear (the CPU is between a PSW load and
- * its next instruction fetch) or after eight disagreeing reads, 0: the tick takes it. */
+ * instruction as ip (a PSW load that had begun would have cleared aie first). With aie
+ * clear (the CPU is between a PSW load and its next instruction fetch) or after eight
+ * disagreeing reads, 0: the tick takes it. */
 static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, hcpumf_peek *p)
 {
     volatile REGS *r = regs;

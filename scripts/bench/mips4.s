@@ -22,10 +22,7 @@ start:  lghi  %r13,0x3000
         sllg  %r1,%r10,23
         agr   %r3,%r1
         lgr   %r9,%r3                      # first block
-        llilf %r5,2044*16
-clr:    xc    0(256,%r3),0(%r3)
-        la    %r3,256(%r3)
-        brctg %r5,clr
+        CLEAR_SDBS
         lg    %r2,0xf00(%r13)              # mode
         cghi  %r2,1
         jne   nocount
@@ -39,22 +36,7 @@ nocount: cghi %r2,2
         agr   %r3,%r1
         lgr   %r14,%r3                     # first table
         lgr   %r4,%r9                      # next SDB
-        lghi  %r5,4
-tab:    lghi  %r6,511
-        lgr   %r7,%r3
-ent:    stg   %r4,0(%r7)
-        aghi  %r7,8
-        agfi  %r4,4096
-        brctg %r6,ent
-        lgr   %r8,%r3
-        agfi  %r8,4096                     # next table
-        cghi  %r5,1
-        jne   link
-        lgr   %r8,%r14                     # the last links back to the first
-link:   oill  %r8,1
-        stg   %r8,0(%r7)
-        agfi  %r3,4096
-        brctg %r5,tab
+        SDBT_RING
         lghi  %r3,0x5000                   # request block of this CPU
         sllg  %r1,%r10,6
         agr   %r3,%r1

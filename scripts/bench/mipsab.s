@@ -13,30 +13,13 @@
         .include "loop.inc"
 start:  lghi  %r13,0x3000
         lghi  %r12,0x1000
-        llilf %r3,0x100000                    # clear the SDB area (as mips.s)
-        llilf %r5,2044*16
-clr:    xc    0(256,%r3),0(%r3)
-        la    %r3,256(%r3)
-        brctg %r5,clr
+        llilf %r3,0x100000                    # the SDB area
+        CLEAR_SDBS
         # 4 SDBTs at 0xF0000.. with 511 SDBs each (SDBs from 0x100000), linked in a ring.
         llilf %r3,0xF0000
+        lgr   %r14,%r3
         llilf %r4,0x100000
-        lghi  %r5,4
-tab:    lghi  %r6,511
-        lgr   %r7,%r3
-ent:    stg   %r4,0(%r7)
-        aghi  %r7,8
-        agfi  %r4,4096
-        brctg %r6,ent
-        lgr   %r8,%r3
-        agfi  %r8,4096
-        cghi  %r5,1
-        jne   link
-        llilf %r8,0xF0000
-link:   oill  %r8,1
-        stg   %r8,0(%r7)
-        agfi  %r3,4096
-        brctg %r5,tab
+        SDBT_RING
         lg    %r2,0xf08(%r13)
         stg   %r2,req+8-0x1000(%r12)
         lsctl req-0x1000(%r12)                # active: disabled -> inactive would not load

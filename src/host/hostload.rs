@@ -6,12 +6,11 @@
 use crate::host::meter::thread_cpu_ns;
 use std::time::Instant;
 
-/// Busy and total time of the listed cores, in the kernel's clock ticks, from the text of
-/// /proc/stat (`cpuN user nice system idle iowait irq softirq steal ...`). Busy is user,
-/// nice, system, irq and softirq; total adds idle and iowait (time stolen by a hypervisor
-/// is neither: no process of this host ran then).
-pub fn core_ticks(stat: &str, cores: &[usize]) -> (u64, u64) {
-    let (mut busy, mut total) = (0u64, 0u64);
+/// Busy time of the listed cores, in the kernel's clock ticks, from the text of /proc/stat
+/// (`cpuN user nice system idle iowait irq softirq steal ...`): user, nice, system, irq and
+/// softirq (time stolen by a hypervisor is not: no process of this host ran then).
+pub fn busy_ticks(stat: &str, cores: &[usize]) -> u64 {
+    let mut busy = 0u64;
     for line in stat.lines() {
         let mut f = line.split_whitespace();
         let Some(name) = f.next() else { continue };
@@ -28,11 +27,9 @@ pub fn core_ticks(stat: &str, cores: &[usize]) -> (u64, u64) {
         if v.len() < 7 {
             continue;
         }
-        let b = v[0] + v[1] + v[2] + v[5] + v[6];
-        busy += b;
-        total += b + v[3] + v[4];
+        busy += v[0] + v[1] + v[2] + v[5] + v[6];
     }
-    (busy, total)
+    busy
 }
 
 /// The kernel's clock tick in ns (USER_HZ, the unit of /proc/stat).
@@ -59,7 +56,7 @@ impl OthersLoad {
         let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
         OthersLoad {
             at: Instant::now(),
-            busy_ticks: core_ticks(&stat, cores).0,
+            busy_ticks: busy_ticks(&stat, cores),
             own_ns: thread_cpu_ns(),
             tick_ns: tick_ns(),
         }
@@ -74,7 +71,7 @@ impl OthersLoad {
     /// one core per core (None: /proc/stat not readable).
     pub fn others_permille(&self, cores: &[usize]) -> Option<u64> {
         let stat = std::fs::read_to_string("/proc/stat").ok()?;
-        let (busy, _) = core_ticks(&stat, cores);
+        let busy = busy_ticks(&stat, cores);
         let wall = u64::try_from(self.at.elapsed().as_nanos()).unwrap_or(u64::MAX);
         Some(others(
             busy.saturating_sub(self.busy_ticks) * self.tick_ns,
@@ -102,12 +99,12 @@ mod tests {
                         intr 12345\n";
 
     #[test]
-    fn the_listed_cores_busy_and_total_ticks_are_summed() {
-        assert_eq!(core_ticks(STAT, &[0]), (152, 2657));
-        assert_eq!(core_ticks(STAT, &[1]), (253, 2758));
-        assert_eq!(core_ticks(STAT, &[0, 1]), (405, 5415));
-        assert_eq!(core_ticks(STAT, &[2]), (0, 0), "no such core");
-        assert_eq!(core_ticks("cpu0 1 2\n", &[0]), (0, 0), "short line");
+    fn the_listed_cores_busy_ticks_are_summed() {
+        assert_eq!(busy_ticks(STAT, &[0]), 152);
+        assert_eq!(busy_ticks(STAT, &[1]), 253);
+        assert_eq!(busy_ticks(STAT, &[0, 1]), 405);
+        assert_eq!(busy_ticks(STAT, &[2]), 0, "no such core");
+        assert_eq!(busy_ticks("cpu0 1 2\n", &[0]), 0, "short line");
     }
 
     #[test]

@@ -294,8 +294,7 @@ mod tests {
 
     #[test]
     fn a_thread_core_is_read_from_proc() {
-        // SAFETY: gettid takes no arguments and cannot fail.
-        let tid = unsafe { libc::syscall(libc::SYS_gettid) } as u32;
+        let tid = crate::host::tick::thread_id();
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let core = thread_core(tid);
         assert!(core.is_some_and(|c| c < cores.max(1024)), "{core:?}");

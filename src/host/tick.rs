@@ -67,7 +67,7 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64) -> Option<u32
 }
 
 /// The calling thread's Linux thread id (a system call once per thread).
-fn thread_id() -> u32 {
+pub fn thread_id() -> u32 {
     thread_local! {
         static TID: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
     }
