@@ -2,59 +2,79 @@
 # The cost of basic sampling measured inside one Hercules run, where the host's noise
 # cancels: scripts/bench/mipsab.s runs mips.s's loop for 6 s in 40 ms phases that alternate
 # between sampling enabled but inactive (A) and active (B). The figure is B's loop rate
-# against A's (iterations per TOD second of each kind of phase), so a host that slows down
-# for a second slows about as many A as B phases. Configurations, interleaved REPS times
-# (default 5):
+# against A's, so a host that slows down for a second slows about as many A as B phases.
+# Two rates, each summed over the phases of a kind:
+#   per CPU-second  iterations per cycle of the basic counter set's cycle count, read with
+#                   ECCTR at each phase's ends: the host CPU time of the CPU's thread (the
+#                   plugin reads the thread's clock exactly for ECCTR). This is issue 11's
+#                   measure: guest iterations per CPU-second of the emulated CPU's thread.
+#   per TOD second  iterations per unit of the guest's TOD clock (wall time), which also
+#                   charges preemption of the CPU thread to the phase it happens in: stricter.
+# Configurations, interleaved REPS times (default 5):
 #   ab-none   B phases inactive too: the method's own noise floor (1.0 expected)
 #   ab-13k    B phases sample at 13,333 samples/s (z/OS default 800,000/min)
 #   ab-max    B phases sample at QSI's maximum rate
+#   ab-13k-nc, ab-max-nc (only when named in CONFIGS): the same without the counter set,
+#             per TOD second only, to show that counting the cycles changes nothing
 # A phases run with the plugin loaded and sampling inactive, which costs the CPU thread
 # nothing (`scripts/bench-cost.sh`, idle: the opcode table is untouched), so B/A is the
-# end-to-end ratio of issue 11 with the sampler's preemptions, cache misses and the CPU
-# thread's own time all in it; time is the guest's TOD clock (wall time, which charges
-# preemption of the CPU thread to the phase it happens in). CONFIGS="ab-max" runs only
-# those; ENVX="VAR=value" sets Hercules' environment.
+# end-to-end ratio with the sampler's cache misses and the CPU thread's own time all in it.
+# CONFIGS="ab-max" runs only those; ENVX="VAR=value" sets Hercules' environment; VERBOSE=1
+# prints each run's figures as it ends.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench/common.sh
-configs=("ab-none 1 0 $int13 1" "ab-13k 1 2 $int13 1" "ab-max 1 2 $intmax 1")
+# guest mode, the sum of: 2 the B phases sample, 1 the basic counter set counts cycles
+configs=("ab-none 1 1 $int13 1" "ab-13k 1 3 $int13 1" "ab-max 1 3 $intmax 1"
+         "ab-13k-nc 1 2 $int13 1" "ab-max-nc 1 2 $intmax 1")
 want=" ${CONFIGS:-ab-none ab-13k ab-max} "
 sel=(); for c in "${configs[@]}"; do [[ "$want" == *" ${c%% *} "* ]] && sel+=("$c"); done
 configs=("${sel[@]}")
 
-# run name plugin mode interval ncpu: prints "B/A-ratio samples phases"
+# run name plugin mode interval ncpu: prints "B/A-per-TOD-second samples phases
+# B/A-per-CPU-second" (the last "-" when the guest did not count cycles)
 run() {
   local d="$work/$1" line
   GUEST=mipsab run_guest "$@" env ${ENVX:-} >/dev/null
   line() { grep -m1 "^R:000000000000$1" "$d/log" | sed 's/^[^=]*=//' | awk '{print $1 $2, $3 $4}'; }
-  set -- $(line 3000) $(line 3010) $(line 3020)
+  set -- $(line 3000) $(line 3010) $(line 3020) $(line 3030)
   awk -v ia=$((16#$1)) -v ta=$((16#$2)) -v ib=$((16#$3)) -v tb=$((16#$4)) -v n=$((16#$6)) \
+      -v ca=$((16#$7)) -v cb=$((16#$8)) \
       -v s="$(grep -o 'samples [0-9]*' "$d/log" | awk '{s += $2} END {print s + 0}')" \
-      'BEGIN {printf "%.5f %d %d\n", (ib/tb) / (ia/ta), s, n}'
+      'BEGIN {c = ca > 0 && cb > 0 ? sprintf("%.5f", (ib/cb) / (ia/ca)) : "-"
+              printf "%.5f %d %d %s\n", (ib/tb) / (ia/ta), s, n, c}'
 }
 
 declare -A results
 for rep in $(seq "$REPS"); do
   for c in "${configs[@]}"; do
     set -- $c
-    results[$1]+="$(run "$@");"
+    r=$(run "$@"); results[$1]+="$r;"
+    [ -z "${VERBOSE:-}" ] || echo "$1 $r" >&2
   done
 done
 field() { tr ';' '\n' | grep -v '^$' | awk -v f="$1" '{print $f}'; }
+# stats: mean, median, spread and stdev of the numbers on standard input
+stats() {
+  sort -n | awk '
+    $1 != "-" {v[++n] = $1; sum += $1; sq += $1 * $1}
+    END {if (!n) {printf "%8s %8s %17s %8s", "-", "-", "", "-"; exit}
+         m = sum / n; sd = n > 1 ? sqrt((sq - n * m * m) / (n - 1)) : 0
+         med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+         printf "%8.4f %8.4f %17s %8.4f", m, med, sprintf("(%.4f-%.4f)", v[1], v[n]), sd}'
+}
 printf '\nSampling cost inside one run (B phases sampling against A phases not; %s runs each):\n' "$REPS"
-printf '%-9s %8s %8s %17s %8s %10s %8s\n' config "B/A" median "(spread)" stdev "samples" phases
+printf '%-10s %-44s %-44s %8s %7s\n' "" "B/A per CPU-second of the CPU thread" "B/A per TOD second" "" ""
+printf '%-10s %8s %8s %17s %8s %8s %8s %17s %8s %8s %7s\n' config mean median "(spread)" stdev \
+  mean median "(spread)" stdev samples phases
 for c in "${configs[@]}"; do
   set -- $c
   r=${results[$1]}
-  echo "$r" | field 1 | sort -n | awk -v name="$1" -v s="$(echo "$r" | field 2 | tail -1)" \
-      -v p="$(echo "$r" | field 3 | tail -1)" '
-    {v[NR] = $1; sum += $1; sq += $1 * $1}
-    END {m = sum / NR; sd = NR > 1 ? sqrt((sq - NR * m * m) / (NR - 1)) : 0
-         med = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-         printf "%-9s %8.4f %8.4f %17s %8.4f %10d %8d\n", name, m, med,
-           sprintf("(%.4f-%.4f)", v[1], v[NR]), sd, s, p}'
+  printf '%-10s %s %s %8d %7d\n' "$1" "$(echo "$r" | field 4 | stats)" "$(echo "$r" | field 1 | stats)" \
+    "$(echo "$r" | field 2 | tail -1)" "$(echo "$r" | field 3 | tail -1)"
 done
-echo "B/A: loop iterations per TOD second in the phases that sample against those that do not"
-echo "(mean over the runs; spread: lowest-highest run; stdev: of one run); samples, phases: the"
-echo "last run's samples stored and phases of both kinds."
+echo "B/A: loop iterations per CPU-second of the CPU's thread (the cycle count) or per TOD second"
+echo "(wall time) in the phases that sample against those that do not; mean over the runs,"
+echo "median, spread (lowest-highest run), stdev (of one run); samples, phases: the last run's"
+echo "samples stored and phases of both kinds."
 echo "sampling intervals: 13,333/s = $int13 cycles, max $max_rate/s = $intmax cycles"

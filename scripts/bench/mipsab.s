@@ -7,8 +7,10 @@
 # Linux does), so the blocks fill as in one long run; the LSCTL and QSI are outside the
 # timed stretches.
 # Results: 0x3000 A iterations, 0x3008 A TOD units, 0x3010 B iterations, 0x3018 B TOD
-# units, 0x3020 cc of the last LSCTL, 0x3028 phases. Mode at 0x3F00: 2 as above, 0 B phases
-# inactive too.
+# units, 0x3020 cc of the last LSCTL, 0x3028 phases, 0x3030 A cycles, 0x3038 B cycles (the
+# basic counter set's cycle count: the CPU thread's host CPU time, read with ECCTR at each
+# phase's ends). Mode at 0x3F00, the sum of: 2 the B phases sample as above (else they are
+# inactive too), 1 the basic counter set counts (else the cycle figures stay 0).
         .include "lowcore.inc"
         .include "loop.inc"
 start:  lghi  %r13,0x3000
@@ -24,15 +26,20 @@ start:  lghi  %r13,0x3000
         stg   %r2,req+8-0x1000(%r12)
         lsctl req-0x1000(%r12)                # active: disabled -> inactive would not load
                                               # TEAR and DEAR (SA23-2260 Figure 2-12)
-        xc    0(0x30,%r13),0(%r13)
-        lghi  %r11,0                          # phase kind: 0 A, 1 B
         lg    %r7,0xf00(%r13)                 # mode
+        tmll  %r7,1
+        jz    nocount
+        lcctl basic-0x1000(%r12)              # the cycle count: the CPU thread's time
+nocount:
+        xc    0(0x40,%r13),0(%r13)
+        lghi  %r4,0                           # counter 0: cycle count (basic set)
+        lghi  %r11,0                          # phase kind: 0 A, 1 B
         larl  %r10,data
         stck  0x40(%r13)                      # start of the run
 phase:  ltgr  %r11,%r11
         jz    pa
-        clgfi %r7,2                           # mode 0: B phases inactive too (the method's
-        jne   pa                              # own noise floor)
+        tmll  %r7,2                           # B phases inactive too: the method's own
+        jz    pa                              # noise floor
         qsi   0x100(%r13)                     # B: resume at the current TEAR and DEAR
         mvc   req+16-0x1000(16,%r12),0x118(%r13)
         mvc   req+6-0x1000(2,%r12),act-0x1000(%r12)
@@ -42,6 +49,8 @@ pl:     lsctl req-0x1000(%r12)
         ipm   %r1
         st    %r1,0x20(%r13)
         lghi  %r9,0                           # iterations in this phase
+        ecctr %r5,%r4
+        stg   %r5,0x60(%r13)                  # the phase's first cycle count
         stck  0x50(%r13)                      # start of the phase
 outer:  BATCH
         stck  0x58(%r13)
@@ -49,6 +58,12 @@ outer:  BATCH
         sg    %r1,0x50(%r13)
         clg   %r1,plen-0x1000(%r12)
         jl    outer
+        ecctr %r5,%r4
+        sg    %r5,0x60(%r13)
+        sllg  %r2,%r11,3                      # its cycles to A or B
+        la    %r2,0(%r2,%r13)
+        ag    %r5,0x30(%r2)
+        stg   %r5,0x30(%r2)
         sllg  %r2,%r11,4                      # account the phase to A or B
         la    %r2,0(%r2,%r13)
         ag    %r9,0(%r2)
@@ -74,6 +89,7 @@ plen:   .quad 0x9C40000                       # 40 ms (40,000 us << 12)
 act:    .short 0x0202                         # ES, CS
 inact:  .short 0x0200                         # ES
         .align 8
+basic:  .quad 0x0000000000020002              # basic counter set enabled and active
 req:    .quad 0x4000000000000202, 0, 0xF0000, 0x100000
         .quad 0, 0, 0, 0
 data:   .quad 5, 0
