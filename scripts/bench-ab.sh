@@ -14,6 +14,8 @@
 #   ab-none   B phases inactive too: the method's own noise floor (1.0 expected)
 #   ab-13k    B phases sample at 13,333 samples/s (z/OS default 800,000/min)
 #   ab-max    B phases sample at QSI's maximum rate
+#   ab-ctr    B phases count with all four counter sets instead (per TOD second only: the
+#             A phases have no active set to count their cycles)
 #   ab-13k-nc, ab-max-nc (only when named in CONFIGS): the same without the counter set,
 #             per TOD second only, to show that counting the cycles changes nothing
 # A phases run with the plugin loaded and sampling inactive, which costs the CPU thread
@@ -24,10 +26,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench/common.sh
-# guest mode, the sum of: 2 the B phases sample, 1 the basic counter set counts cycles
-configs=("ab-none 1 1 $int13 1" "ab-13k 1 3 $int13 1" "ab-max 1 3 $intmax 1"
+# guest mode, the sum of: 2 the B phases sample, 1 the basic counter set counts cycles, 4
+# the B phases count with all sets
+configs=("ab-none 1 1 $int13 1" "ab-ctr 1 4 0 1" "ab-13k 1 3 $int13 1" "ab-max 1 3 $intmax 1"
          "ab-13k-nc 1 2 $int13 1" "ab-max-nc 1 2 $intmax 1")
-want=" ${CONFIGS:-ab-none ab-13k ab-max} "
+want=" ${CONFIGS:-ab-none ab-ctr ab-13k ab-max} "
 sel=(); for c in "${configs[@]}"; do [[ "$want" == *" ${c%% *} "* ]] && sel+=("$c"); done
 configs=("${sel[@]}")
 

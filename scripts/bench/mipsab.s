@@ -10,7 +10,8 @@
 # units, 0x3020 cc of the last LSCTL, 0x3028 phases, 0x3030 A cycles, 0x3038 B cycles (the
 # basic counter set's cycle count: the CPU thread's host CPU time, read with ECCTR at each
 # phase's ends). Mode at 0x3F00, the sum of: 2 the B phases sample as above (else they are
-# inactive too), 1 the basic counter set counts (else the cycle figures stay 0).
+# inactive too), 1 the basic counter set counts (else the cycle figures stay 0), 4 all
+# counter sets are active in the B phases and only enabled in the A phases (not with 1).
         .include "lowcore.inc"
         .include "loop.inc"
 start:  lghi  %r13,0x3000
@@ -36,7 +37,14 @@ nocount:
         lghi  %r11,0                          # phase kind: 0 A, 1 B
         larl  %r10,data
         stck  0x40(%r13)                      # start of the run
-phase:  ltgr  %r11,%r11
+phase:  tmll  %r7,4                           # counters: all sets active in B phases,
+        jz    psamp                           # enabled but inactive in A phases
+        larl  %r1,ctroff
+        ltgr  %r11,%r11
+        jz    pc
+        larl  %r1,ctron
+pc:     lcctl 0(%r1)
+psamp:  ltgr  %r11,%r11
         jz    pa
         tmll  %r7,2                           # B phases inactive too: the method's own
         jz    pa                              # noise floor
@@ -90,6 +98,8 @@ act:    .short 0x0202                         # ES, CS
 inact:  .short 0x0200                         # ES
         .align 8
 basic:  .quad 0x0000000000020002              # basic counter set enabled and active
+ctron:  .quad 0x00000000000F000F              # all four sets enabled and active
+ctroff: .quad 0x00000000000F0000              # all four enabled, none active
 req:    .quad 0x4000000000000202, 0, 0xF0000, 0x100000
         .quad 0, 0, 0, 0
 data:   .quad 5, 0
