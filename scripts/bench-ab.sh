@@ -56,15 +56,14 @@ for rep in $(seq "$REPS"); do
     [ -z "${VERBOSE:-}" ] || echo "$1 $r" >&2
   done
 done
-field() { tr ';' '\n' | grep -v '^$' | awk -v f="$1" '{print $f}'; }
-# stats: mean, median, spread and stdev of the numbers on standard input
+# stats: mean, median, spread and stdev of the numbers on standard input ("-": none)
 stats() {
-  sort -n | awk '
-    $1 != "-" {v[++n] = $1; sum += $1; sq += $1 * $1}
-    END {if (!n) {printf "%8s %8s %17s %8s", "-", "-", "", "-"; exit}
-         m = sum / n; sd = n > 1 ? sqrt((sq - n * m * m) / (n - 1)) : 0
-         med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-         printf "%8.4f %8.4f %17s %8.4f", m, med, sprintf("(%.4f-%.4f)", v[1], v[n]), sd}'
+  local v; v=$(grep -v '^-$' || true)
+  [ -n "$v" ] || { printf '%8s %8s %17s %8s' - - "" -; return; }
+  printf '%8s %8s %17s %8s' "$(echo "$v" | mean)" "$(echo "$v" | median)" \
+    "($(echo "$v" | sort -n | sed -n '1p;$p' | awk '{printf "%.4f\n", $1}' | paste -sd -))" \
+    "$(echo "$v" | awk '{s += $1; q += $1 * $1; n++}
+        END {printf "%.4f", (n > 1 ? sqrt((q - s * s / n) / (n - 1)) : 0)}')"
 }
 printf '\nSampling cost inside one run (B phases sampling against A phases not; %s runs each):\n' "$REPS"
 printf '%-10s %-44s %-44s %8s %7s\n' "" "B/A per CPU-second of the CPU thread" "B/A per TOD second" "" ""

@@ -72,9 +72,6 @@ for rep in $(seq "$REPS"); do
     [ -s "$work/$1/status" ] && [ "$rep" = "$REPS" ] && echo "$1: $(cat "$work/$1/status")"
   done
 done
-field() { tr ';' '\n' | grep -v '^$' | awk -v f="$1" '{print $f}'; }
-mean() { awk '{s+=$1; n++} END {printf "%.4f", s/n}'; }
-median() { sort -n | awk '{v[NR] = $1} END {printf "%.4f", NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 # Per-repetition ratios of field $2 of config $1 against baseline $3 (the 1-CPU baseline: the
 # mean of its two runs in the repetition, which halves what one run's noise does to every
 # ratio).

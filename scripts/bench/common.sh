@@ -96,3 +96,9 @@ run_guest() {
   done
   echo "bench: run $name failed; log:" >&2; tail -30 "$d/log" >&2; exit 1
 }
+
+# Results kept as "fields;fields;...", one run's fields per entry: field N of every run.
+field() { tr ';' '\n' | grep -v '^$' | awk -v f="$1" '{print $f}'; }
+# The mean and the median of the numbers on standard input.
+mean() { awk '{s+=$1; n++} END {printf "%.4f", s/n}'; }
+median() { sort -n | awk '{v[NR] = $1} END {printf "%.4f", NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
