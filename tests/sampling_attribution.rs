@@ -86,6 +86,15 @@ fn attribution(remote: bool) -> u64 {
         (sample_cpi - counter_cpi).abs() / counter_cpi < 0.10,
         "sample CPI {sample_cpi:.3} (sum of U {sum_u}) vs counters {counter_cpi:.3}"
     );
+    // The sampler's cost as status reports it: the kernel's accounting of its thread over
+    // the samples all CPUs stored, which HHCMF021I counts one by one.
+    let (cpu_ms, per_sample_of) = out
+        .sampler_cost()
+        .expect("HHCMF022I with the sampler's cost");
+    assert_eq!(per_sample_of, out.samples_stored(), "{}", out.log);
+    if remote {
+        assert!(cpu_ms > 0, "the sampler took samples but used no CPU time");
+    }
     out.samples_taken_outside()
 }
 

@@ -8,6 +8,7 @@ mod grammar;
 
 use crate::arch::alerts::AlertBits;
 use crate::arch::model::{sets_text, CounterSet, MachineModel};
+use crate::host::meter::thread_run_ns;
 use crate::host::model::{self, apply_authorizations};
 use crate::host::services::{cpu_online, log};
 use crate::host::{alerts, state};
@@ -208,19 +209,51 @@ fn inject(words: &[String]) -> Result<String, String> {
     ))
 }
 
+/// The sampler thread's CPU time as the kernel accounted it (`run_ns`), per sample stored
+/// (the guest's and a HIS run's, all CPUs) and per wake-up: issue 11's "sampler CPU time
+/// per sample", live.
+fn sampler_cost(run_ns: Option<u64>, samples: u64, wakeups: u64) -> String {
+    let Some(ns) = run_ns else {
+        return "CPU time unknown".to_string();
+    };
+    let per = |n: u64| format!("{:.1}", ns as f64 / n.max(1) as f64 / 1000.0);
+    let samples = if samples == 0 {
+        "no samples".to_string()
+    } else {
+        format!("{} us per sample ({samples} samples)", per(samples))
+    };
+    let wakeups = if wakeups == 0 {
+        "no wake-ups".to_string()
+    } else {
+        format!("{} us per wake-up", per(wakeups))
+    };
+    format!("CPU {} ms, {samples}, {wakeups}", ns / 1_000_000)
+}
+
 fn status() {
     let m = model::current();
     log(&format!("HHCMF020I {}", m.summary()));
     let r = state::rt();
+    let sleeps = r.sched.sleeps.load(Ordering::Relaxed);
     log(&format!(
-        "HHCMF022I sampler thread: {} sleeps, woken up to {} us late, {} times more than 1 ms; \
-         {} ms real-time, {} ms ordinary, {} holds",
-        r.sched.sleeps.load(Ordering::Relaxed),
+        "HHCMF022I sampler thread: {sleeps} sleeps, woken up to {} us late, {} times more than 1 ms; \
+         {} ms real-time, {} ms ordinary, {} holds; {}",
         r.sched.oversleep_max.load(Ordering::Relaxed) / 1000,
         r.sched.oversleeps_1ms.load(Ordering::Relaxed),
         r.sched.realtime_ns.load(Ordering::Relaxed) / 1_000_000,
         r.sched.ordinary_ns.load(Ordering::Relaxed) / 1_000_000,
-        r.sched.holds.load(Ordering::Relaxed)
+        r.sched.holds.load(Ordering::Relaxed),
+        sampler_cost(
+            thread_run_ns(r.sched.tid.load(Ordering::Relaxed)),
+            r.cpus
+                .iter()
+                .map(|st| {
+                    st.schedule.guest.taken.load(Ordering::Relaxed)
+                        + st.schedule.host.taken.load(Ordering::Relaxed)
+                })
+                .sum(),
+            sleeps
+        )
     ));
     for (i, st) in state::rt().cpus.iter().enumerate() {
         if !cpu_online(i as u16) {
@@ -275,6 +308,24 @@ fn status() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The sampler's cost as status prints it, from the kernel's accounting of its thread.
+    #[test]
+    fn sampler_cost_is_per_sample_and_per_wakeup() {
+        assert_eq!(
+            sampler_cost(Some(819_000_000), 40_000, 41_000),
+            "CPU 819 ms, 20.5 us per sample (40000 samples), 20.0 us per wake-up"
+        );
+        assert_eq!(
+            sampler_cost(Some(3_000_000), 0, 1_000),
+            "CPU 3 ms, no samples, 3.0 us per wake-up"
+        );
+        assert_eq!(
+            sampler_cost(Some(0), 0, 0),
+            "CPU 0 ms, no samples, no wake-ups"
+        );
+        assert_eq!(sampler_cost(None, 5, 5), "CPU time unknown");
+    }
 
     fn ws(line: &str) -> Vec<String> {
         line.split_whitespace().map(str::to_string).collect()

@@ -293,6 +293,16 @@ pub fn thread_cpu_ns() -> u64 {
         .wrapping_add(ts.tv_nsec as u64)
 }
 
+/// The CPU time (ns) the kernel accounted to thread `tid` of this process: the first field
+/// of `/proc/self/task/TID/schedstat`. None when there is no such thread or no schedstat.
+pub fn thread_run_ns(tid: u32) -> Option<u64> {
+    if tid == 0 {
+        return None;
+    }
+    let s = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok()?;
+    s.split_whitespace().next()?.parse().ok()
+}
+
 /// Intervals shorter than this do not update the CPU's recent instruction rate.
 const RATE_MIN_NS: u64 = 10_000;
 /// More instructions per nanosecond of host CPU time than any interpreter executes.
@@ -310,6 +320,25 @@ pub const FAST_HOLD_NS: u64 = 20_000_000;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The kernel's accounting of this thread grows as it works, as its own clock does, and
+    /// a thread that is not there has none.
+    #[test]
+    fn a_threads_run_time_is_read_from_proc() {
+        let tid = crate::host::tick::thread_id();
+        let Some(before) = thread_run_ns(tid) else {
+            // A kernel without schedstat: nothing to read, nothing to check.
+            return;
+        };
+        let own = thread_cpu_ns();
+        while thread_cpu_ns() - own < 20_000_000 {
+            std::hint::black_box(mono_ns());
+        }
+        let after = thread_run_ns(tid).unwrap_or(0);
+        assert!(after >= before + 10_000_000, "{before} -> {after}");
+        assert_eq!(thread_run_ns(0), None);
+        assert_eq!(thread_run_ns(u32::MAX), None);
+    }
 
     #[test]
     fn instructions_at_reads_ahead_without_accounting() {

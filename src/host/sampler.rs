@@ -60,6 +60,9 @@ fn scheduler_loop() {
     // SAFETY: prctl(PR_SET_TIMERSLACK) only changes this thread's timer slack.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1u64, 0u64, 0u64, 0u64) };
     let r = rt();
+    r.sched
+        .tid
+        .store(crate::host::tick::thread_id(), Ordering::Relaxed);
     let mut placement = SamplerPlacement::new();
     while !r.stop.load(Ordering::Acquire) {
         placement.review(r);

@@ -11,7 +11,7 @@ use crate::host::exclusive::Exclusive;
 use crate::host::meter::Meter;
 use crate::host::run_cpu::RunCpu;
 use crate::host::schedule::TickSchedule;
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
 use std::sync::OnceLock;
 
 /// CPUs the plugin keeps state for (Hercules 3.13 has at most MAX_CPU_ENGINES = 8 on amd64).
@@ -70,6 +70,9 @@ pub struct SchedulerState {
     pub realtime_ns: AtomicU64,
     pub ordinary_ns: AtomicU64,
     pub holds: AtomicU64,
+    /// The sampler thread's Linux thread id while it runs (0 before), for `hcpumf status`
+    /// to read the CPU time the kernel accounted to it.
+    pub tid: AtomicU32,
 }
 
 static RUNTIME: OnceLock<Runtime> = OnceLock::new();

@@ -231,6 +231,26 @@ impl Outcome {
             .filter_map(|n| n.parse::<u64>().ok())
             .sum()
     }
+    /// What `hcpumf status` says of the sampler thread's cost (HHCMF022I): its CPU time
+    /// in ms, and the samples it divides that by.
+    pub fn sampler_cost(&self) -> Option<(u64, u64)> {
+        let line = self.log.lines().find(|l| l.contains("HHCMF022I"))?;
+        let num = |after: &str| -> Option<u64> {
+            let t = line.split(after).nth(1)?;
+            t.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+        };
+        Some((num("; CPU ")?, num(" us per sample (")?))
+    }
+    /// The samples stored per `hcpumf status` (HHCMF021I "samples N"), all CPUs.
+    pub fn samples_stored(&self) -> u64 {
+        self.log
+            .lines()
+            .filter(|l| l.contains("HHCMF021I"))
+            .filter_map(|l| l.split(" samples ").nth(1))
+            .filter_map(|t| t.split(|c: char| !c.is_ascii_digit()).next())
+            .filter_map(|n| n.parse::<u64>().ok())
+            .sum()
+    }
     /// The disabled-wait PSW address of CPU 0 (0 = the test's DONE, 0xbad = FAIL).
     pub fn wait_code(&self) -> Option<u64> {
         let i = self.log.find("HHCCP011I CPU0000: Disabled wait")?;
