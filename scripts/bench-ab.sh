@@ -21,8 +21,8 @@
 # A phases run with the plugin loaded and sampling inactive, which costs the CPU thread
 # nothing (`scripts/bench-cost.sh`, idle: the opcode table is untouched), so B/A is the
 # end-to-end ratio with the sampler's cache misses and the CPU thread's own time all in it.
-# CONFIGS="ab-max" runs only those; ENVX="VAR=value" sets Hercules' environment; VERBOSE=1
-# prints each run's figures as it ends.
+# CONFIGS="ab-max" runs only those; ENVX="VAR=value" sets Hercules' environment; CNFX="TIMERINT
+# 1000" adds a line to Hercules' configuration; VERBOSE=1 prints each run's figures as it ends.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench/common.sh

@@ -63,7 +63,7 @@ run_guest() {
   {
     # Each CPU of mips4.s samples into 8 MB of its own from 16 MB on.
     echo "ARCHMODE z/Arch"; echo "MAINSIZE $((ncpu > 4 ? 128 : 64))"; echo "NUMCPU $ncpu"
-    echo "CPUMODEL 2097"
+    echo "CPUMODEL 2097"; [ -z "${CNFX:-}" ] || echo "$CNFX"
     echo "000E 1403 $d/print.txt"
     [ "$plugin" = 1 ] && echo "ldmod $so"
   } > "$d/h.cnf"
