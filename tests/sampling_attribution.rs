@@ -87,7 +87,8 @@ fn attribution(remote: bool) -> u64 {
         "sample CPI {sample_cpi:.3} (sum of U {sum_u}) vs counters {counter_cpi:.3}"
     );
     // The sampler's cost as status reports it: the kernel's accounting of its thread over
-    // the samples all CPUs stored, which HHCMF021I counts one by one.
+    // the samples all CPUs stored, which HHCMF021I counts CPU by CPU (no HIS run here, so
+    // all of them are the guest's).
     let (cpu_ms, per_sample_of) = out
         .sampler_cost()
         .expect("HHCMF022I with the sampler's cost");

@@ -18,13 +18,7 @@ start:  lghi  %r13,0x3000
         st    %r1,0x10(%r13)
 nocount: cghi %r2,2
         jne   go
-        # 4 SDBTs at 0xF0000.. with 511 SDBs each (SDBs from 0x100000), linked in a ring.
-        llilf %r3,0xF0000
-        lgr   %r14,%r3
-        llilf %r4,0x100000
-        SDBT_RING
-        lg    %r2,0xf08(%r13)
-        stg   %r2,req+8-0x1000(%r12)
+        RING_AND_INTERVAL                     # 4 SDBTs at 0xF0000 with 511 SDBs each
         lsctl req-0x1000(%r12)
         ipm   %r1
         st    %r1,0x10(%r13)

@@ -34,7 +34,6 @@ nocount: cghi %r2,2
         llilf %r3,0xF0000                  # this CPU's tables
         sllg  %r1,%r10,14
         agr   %r3,%r1
-        lgr   %r14,%r3                     # first table
         lgr   %r4,%r9                      # next SDB
         SDBT_RING
         lghi  %r3,0x5000                   # request block of this CPU

@@ -247,10 +247,7 @@ fn status() {
             thread_run_ns(r.sched.tid.load(Ordering::Relaxed)),
             r.cpus
                 .iter()
-                .map(|st| {
-                    st.schedule.guest.taken.load(Ordering::Relaxed)
-                        + st.schedule.host.taken.load(Ordering::Relaxed)
-                })
+                .map(|st| st.schedule.both(|c| &c.taken))
                 .sum(),
             sleeps
         )

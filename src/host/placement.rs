@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 
 /// Where and how the sampler thread runs. It keeps to the host cores no running CPU thread
 /// is on (looked up every REVIEW_MS), and to all of them when there is none: woken on a
-/// running CPU thread's core it would preempt that thread at every wake-up (measured: 1-2% of the CPU thread's time in the kernel at 1,000
-/// wake-ups/s, 0.1% when it is woken elsewhere). It asks for the lowest real-time priority,
+/// running CPU thread's core it would preempt that thread at every wake-up (measured: 1-2%
+/// of the CPU thread's time in the kernel at 1,000 wake-ups/s, 0.1% when it is woken
+/// elsewhere). It asks for the lowest real-time priority,
 /// so that it runs on time even when the guest has more CPUs than the host has cores, or
 /// other processes use the cores (refused without the privilege: it stays an ordinary
 /// thread, and samples come later on a loaded host).
@@ -153,15 +154,12 @@ impl SamplerPlacement {
         // `auto`: an ordinary thread on a free core (cheaper: 24 preemptions of the CPU
         // thread in 2.8 s at 13,333 samples/s, against hundreds with a real-time sampler);
         // real-time without one, or the CPU threads it shares the cores with starve it (4
-        // CPUs on 2 cores: ~40% of intervals missed), and for 10 s after a CPU missed
-        // intervals (something else took the free core).
+        // CPUs on 2 cores: ~40% of intervals missed), and for a hold (HOLD_FIRST, doubling)
+        // after a CPU missed intervals (something else took the free core).
         let missed: u64 = r
             .cpus
             .iter()
-            .map(|st| {
-                st.schedule.guest.missed.load(Ordering::Relaxed)
-                    + st.schedule.host.missed.load(Ordering::Relaxed)
-            })
+            .map(|st| st.schedule.both(|c| &c.missed))
             .sum();
         if missed != self.missed_seen && !self.realtime && self.policy == Policy::AsNeeded {
             self.hold_realtime();

@@ -32,10 +32,9 @@ use crate::host::deadline::{reschedule_at, wall_ns};
 use crate::host::glue::{hcpumf_host, hcpumf_peek};
 use crate::host::meter::{bump, RawCounts};
 use crate::host::run;
-use crate::host::schedule::TickSchedule;
 use crate::host::state::CpuState;
 use crate::host::tick::{guest_sample, update_accounting};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
 
 /// One sample in this many goes through the tick on the CPU's own thread.
@@ -152,30 +151,25 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> bool {
         // What the CPU looks like, for the run's map (`run::sample` notes it otherwise).
         st.run.seen(&view, p.prefix, p.cr1);
     }
-    let stalls = both(s, |c| &c.stalls);
-    let taken = both(s, |c| &c.taken);
+    let stalls = s.both(|c| &c.stalls);
+    let taken = s.both(|c| &c.taken);
     if due.guest {
         guest_sample(st, &view, cpu_ns);
     }
     if due.run {
         run::sample(st, &view, p.prefix, p.cr1, cpu_ns);
     }
-    if both(s, |c| &c.stalls) != stalls {
+    if s.both(|c| &c.stalls) != stalls {
         // The CPU executed nothing since the last sample: its next instruction ticks.
         return false;
     }
-    bump(&private.remote_samples, both(s, |c| &c.taken) - taken);
+    bump(&private.remote_samples, s.both(|c| &c.taken) - taken);
     if due.account {
         bump(&private.remote_accounting, 1);
     }
     private.remote_streak.fetch_add(1, Ordering::Relaxed);
     reschedule_at(cpu, cpu_ns, wall_ns());
     true
-}
-
-/// A counter of both of a CPU's sampling clocks (the guest's and the HIS run's), summed.
-fn both(s: &TickSchedule, counter: impl Fn(&SampleClock) -> &AtomicU64) -> u64 {
-    counter(&s.guest).load(Ordering::Relaxed) + counter(&s.host).load(Ordering::Relaxed)
 }
 
 #[cfg(test)]

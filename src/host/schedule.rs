@@ -111,6 +111,11 @@ impl Default for TickSchedule {
 }
 
 impl TickSchedule {
+    /// A counter of both sampling clocks (the guest's and the HIS run's), summed.
+    pub fn both(&self, counter: impl Fn(&SampleClock) -> &AtomicU64) -> u64 {
+        counter(&self.guest).load(Ordering::Relaxed) + counter(&self.host).load(Ordering::Relaxed)
+    }
+
     /// A pseudo-random accounting period averaging `period` (a cheap xorshift): accounting
     /// points fall at random with respect to interruptions.
     pub fn jitter(&self, period: u64) -> u64 {

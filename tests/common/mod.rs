@@ -221,35 +221,32 @@ impl Outcome {
     pub fn said(&self, text: &str) -> bool {
         self.log.contains(text)
     }
+    /// The number right after `after` in every line of the log that holds `tag` and
+    /// `after` (as `hcpumf status` prints its figures).
+    fn numbers_after<'a>(&'a self, tag: &'a str, after: &'a str) -> impl Iterator<Item = u64> + 'a {
+        self.log
+            .lines()
+            .filter(move |l| l.contains(tag))
+            .filter_map(move |l| l.split(after).nth(1))
+            .filter_map(|t| t.split(|c: char| !c.is_ascii_digit()).next())
+            .filter_map(|n| n.parse::<u64>().ok())
+    }
     /// Samples the sampler thread took from outside the running CPUs, summed over every
     /// `hcpumf status` line of the run ("samples taken without one N").
     pub fn samples_taken_outside(&self) -> u64 {
-        self.log
-            .lines()
-            .filter_map(|l| l.split("samples taken without one ").nth(1))
-            .filter_map(|t| t.split(|c: char| !c.is_ascii_digit()).next())
-            .filter_map(|n| n.parse::<u64>().ok())
+        self.numbers_after("HHCMF021I", "samples taken without one ")
             .sum()
     }
     /// What `hcpumf status` says of the sampler thread's cost (HHCMF022I): its CPU time
     /// in ms, and the samples it divides that by.
     pub fn sampler_cost(&self) -> Option<(u64, u64)> {
-        let line = self.log.lines().find(|l| l.contains("HHCMF022I"))?;
-        let num = |after: &str| -> Option<u64> {
-            let t = line.split(after).nth(1)?;
-            t.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
-        };
-        Some((num("; CPU ")?, num(" us per sample (")?))
+        let cpu_ms = self.numbers_after("HHCMF022I", "; CPU ").next()?;
+        let samples = self.numbers_after("HHCMF022I", " us per sample (").next()?;
+        Some((cpu_ms, samples))
     }
-    /// The samples stored per `hcpumf status` (HHCMF021I "samples N"), all CPUs.
+    /// The guest's samples stored per `hcpumf status` (HHCMF021I "samples N"), all CPUs.
     pub fn samples_stored(&self) -> u64 {
-        self.log
-            .lines()
-            .filter(|l| l.contains("HHCMF021I"))
-            .filter_map(|l| l.split(" samples ").nth(1))
-            .filter_map(|t| t.split(|c: char| !c.is_ascii_digit()).next())
-            .filter_map(|n| n.parse::<u64>().ok())
-            .sum()
+        self.numbers_after("HHCMF021I", " samples ").sum()
     }
     /// The disabled-wait PSW address of CPU 0 (0 = the test's DONE, 0xbad = FAIL).
     pub fn wait_code(&self) -> Option<u64> {
