@@ -25,12 +25,7 @@ nocount: cghi %r2,2
 go:     stck  0x40(%r13)
         lghi  %r9,0                           # iterations
         larl  %r10,data
-outer:  BATCH
-        stck  0x48(%r13)
-        lg    %r1,0x48(%r13)
-        sg    %r1,0x40(%r13)
-        clg   %r1,dur-0x1000(%r12)
-        jl    outer
+        BATCHES_FOR 0x40(%r13), 0x48(%r13), dur-0x1000(%r12)
         stg   %r9,0x00(%r13)
         stg   %r1,0x08(%r13)
         DONE

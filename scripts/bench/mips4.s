@@ -56,12 +56,7 @@ go:     stap  0x20(%r11)
         agr   %r10,%r1
         stck  0x30(%r11)
         lghi  %r9,0                        # iterations
-outer:  BATCH
-        stck  0x38(%r11)
-        lg    %r1,0x38(%r11)
-        sg    %r1,0x30(%r11)
-        clg   %r1,dur-data(%r12)
-        jl    outer
+        BATCHES_FOR 0x30(%r11), 0x38(%r11), dur-data(%r12)
         stg   %r9,0x00(%r11)
         stg   %r1,0x08(%r11)
         lghi  %r1,1

@@ -54,12 +54,7 @@ pl:     lsctl req-0x1000(%r12)
         ecctr %r5,%r4
         stg   %r5,0x60(%r13)                  # the phase's first cycle count
         stck  0x50(%r13)                      # start of the phase
-outer:  BATCH
-        stck  0x58(%r13)
-        lg    %r1,0x58(%r13)
-        sg    %r1,0x50(%r13)
-        clg   %r1,plen-0x1000(%r12)
-        jl    outer
+        BATCHES_FOR 0x50(%r13), 0x58(%r13), plen-0x1000(%r12)
         ecctr %r5,%r4
         sg    %r5,0x60(%r13)
         sllg  %r2,%r11,3                      # its cycles to A or B
