@@ -64,6 +64,9 @@ typedef struct hcpumf_peek {
     uint64_t prefix;    /* prefix register */
     uint64_t instcount; /* regs->instcount */
     uint64_t prevcount; /* regs->prevcount */
+    uint8_t timer_due;  /* a CPU-timer or clock-comparator interruption the CPU is enabled
+                         * for is pending or due (Hercules' timer thread makes it pending
+                         * at its next run) */
 } hcpumf_peek;
 
 /* Services of the glue that the Rust core calls (from any thread unless noted). */

@@ -445,6 +445,23 @@ static void ARCH_DEP(hcpumf_kick)(REGS *regs)
  * instruction as ip (a PSW load that had begun would have cleared aie first). With aie
  * clear (the CPU is between a PSW load and its next instruction fetch) or after eight
  * disagreeing reads, 0: the tick takes it. */
+/* Is a timer interruption about to be taken: a CPU-timer or clock-comparator interruption
+ * the CPU is enabled for, pending, or due but not yet made pending? Hercules' timer thread
+ * makes a due one pending when it next runs, and on a core it shares with the sampler that
+ * is right after the sampler's wake-up: an accounting point made now would fall just
+ * before the interruption, every time (see `host::remote`). */
+static int ARCH_DEP(hcpumf_timer_due)(REGS *regs)
+{
+    U64 now;
+    if (regs->ints_state & regs->ints_mask & (BIT(IC_PTIMER) | BIT(IC_CLKC)))
+        return 1;
+    if (!(regs->ints_mask & (BIT(IC_PTIMER) | BIT(IC_CLKC))))
+        return 0;
+    now = hw_clock();
+    return ((regs->ints_mask & BIT(IC_PTIMER)) && (S64)(regs->cpu_timer - now) < 0)
+        || ((regs->ints_mask & BIT(IC_CLKC)) && now + regs->tod_epoch > regs->clkc);
+}
+
 static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, hcpumf_peek *p)
 {
     volatile REGS *r = regs;
@@ -488,6 +505,7 @@ static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, hcpumf_peek *p)
         p->prefix = regs->PX;
         p->instcount = r->instcount;
         p->prevcount = r->prevcount;
+        p->timer_due = ARCH_DEP(hcpumf_timer_due)(regs);
         return r->cpustate == CPUSTATE_STARTED;
     }
     return 0;
