@@ -65,14 +65,28 @@ fn no_cycles_in_an_enabled_wait() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let out = run("wait_cycles", &Config::default());
     assert_eq!(out.wait_code(), Some(0), "{}", out.log);
-    let cycles = out.u64(0x3008).wrapping_sub(out.u64(0x3000)) as f64;
-    let wall_us = tod_us(out.u64(0x3018)) - tod_us(out.u64(0x3010));
-    assert!(wall_us > 250_000.0, "the wait lasted {wall_us} us");
+    // Three waits of 0.3 s. The fewest cycles any of them counted is the wait's own cost:
+    // one wait can also carry a host hiccup after the wake-up (the CPU thread preempted or
+    // migrated: seen 160 us of its CPU time once in eight runs, against 23-38 us).
+    let waits: Vec<(f64, f64)> = (0..3u64)
+        .map(|i| {
+            let b = 0x3000 + 0x20 * i;
+            let cycles = out.u64(b + 8).wrapping_sub(out.u64(b)) as f64;
+            let wall_us = tod_us(out.u64(b + 0x18)) - tod_us(out.u64(b + 0x10));
+            assert!(wall_us > 250_000.0, "wait {i} lasted {wall_us} us");
+            (cycles, wall_us)
+        })
+        .collect();
+    let (cycles, wall_us) =
+        waits
+            .iter()
+            .copied()
+            .fold((f64::MAX, 0.0), |m, w| if w.0 < m.0 { w } else { m });
     // The few instructions around the wait and the interruption cost well under a
     // thousandth of the waited time.
     assert!(
         cycles < wall_us * SPEED * 0.001,
-        "{cycles} cycles counted over a {wall_us} us wait"
+        "{cycles} cycles counted over a {wall_us} us wait (all three: {waits:?})"
     );
 }
 
