@@ -44,12 +44,14 @@ fn no_samples_while_the_cpu_is_stopped_and_start_resumes_sampling() {
         us(gap_tod),
         out.log
     );
-    // ... and the stopped time was not sampling time: the next sample came one interval of
-    // CPU time after the last one before the stop (the interval is 500 us of CPU time),
-    // and none was counted as lost.
+    // ... and the stopped time was not sampling time: the CPU time from the last sample
+    // before the stop to the first after it is one interval (500 us) plus what the CPU
+    // thread spent stopping and starting, far from the second the CPU stood stopped; and
+    // none was counted as lost. That thread time is emulation time like any other; the
+    // first stop of a run also faults in Hercules' code for it (CI once saw 1.009 ms in all).
     let interval_ns = interval * 1000 / 4404;
     assert!(
-        gap_cpu_ns < 2 * interval_ns,
+        gap_cpu_ns < interval_ns + 5_000_000,
         "{gap_cpu_ns} ns of CPU time across the stop"
     );
     // `start` resumed sampling: samples after the stop, as many as the CPU time allows.
