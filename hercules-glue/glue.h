@@ -38,6 +38,7 @@ typedef struct hcpumf_view {
     uint64_t addr;      /* second-operand address */
     uint64_t prefix;    /* prefix register: absolute address of the CPU's PSA */
     uint64_t cr1;       /* control register 1 (segment-table designation) */
+    uint8_t timer_due;  /* set by the tick only: as hcpumf_peek's */
 } hcpumf_view;
 
 /* What the glue must do after an instruction (filled in by hcpumf_execute). */

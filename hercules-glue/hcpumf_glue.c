@@ -356,6 +356,8 @@ static int ARCH_DEP(hcpumf_present)(REGS *regs, U32 param)
     return ARCH_DEP(load_psw)(regs, psa->extnew);
 }
 
+static int ARCH_DEP(hcpumf_timer_due)(REGS *regs);
+
 /* Runs on the CPU's own thread in place of the next instruction after the sampler armed the
  * CPU's opcode table: restore the table, let the Rust core account, sample and decide on an
  * alert, then execute the instruction (or take the interruption before it). */
@@ -395,6 +397,8 @@ static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
     v.ia = regs->psw.IA;
     /* Left for the core to read when it needs it: tod_clock takes Hercules' TOD lock. */
     v.tod = 0;
+    /* Only accounting points need it (hw_clock takes Hercules' TOD lock). */
+    v.timer_due = hcpumf_watching(cpu) && ARCH_DEP(hcpumf_timer_due)(regs);
     /* The target of an EXECUTE is never interrupted half-way: the alert stays pending. */
     if (!regs->execflag && hcpumf_tick(&v, &param)) {
         int rc;

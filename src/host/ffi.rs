@@ -152,7 +152,13 @@ pub unsafe extern "C" fn hcpumf_tick(v: *const hcpumf_view, param: *mut u32) -> 
         let (Some(v), Some(param)) = (unsafe { v.as_ref() }, unsafe { param.as_mut() }) else {
             return 0;
         };
-        match tick::tick(&to_view(v), raw_counts(v), v.prefix, v.cr1) {
+        match tick::tick(
+            &to_view(v),
+            raw_counts(v),
+            v.prefix,
+            v.cr1,
+            v.timer_due != 0,
+        ) {
             Some(p) => {
                 *param = p;
                 1
