@@ -67,7 +67,7 @@ typedef struct hcpumf_peek {
     uint64_t prevcount; /* regs->prevcount */
     uint8_t timer_due;  /* a CPU-timer or clock-comparator interruption the CPU is enabled
                          * for is pending or due (Hercules' timer thread makes it pending
-                         * at its next run) */
+                         * at its next run); read only for an accounting point */
 } hcpumf_peek;
 
 /* Services of the glue that the Rust core calls (from any thread unless noted). */
@@ -105,8 +105,9 @@ typedef struct hcpumf_host {
     /* Read CPU `cpu`'s state for a sample taken from another thread: 1 with `out` filled
      * when the CPU is online, started, not waiting, not interpreting a SIE guest and not
      * executing the target of an EXECUTE, and its instruction address read consistently;
-     * 0 otherwise (the caller then arms the CPU). */
-    int (*peek)(uint16_t cpu, hcpumf_peek *out);
+     * 0 otherwise (the caller then arms the CPU). `accounting`: an accounting point is
+     * due, so `timer_due` is wanted (it reads Hercules' clock, under its TOD lock). */
+    int (*peek)(uint16_t cpu, int accounting, hcpumf_peek *out);
 } hcpumf_host;
 
 /* The glue's HDL sections. The Rust cdylib exports hdl_depc, hdl_reso, hdl_init, hdl_dins

@@ -466,7 +466,7 @@ static int ARCH_DEP(hcpumf_timer_due)(REGS *regs)
         || ((regs->ints_mask & BIT(IC_CLKC)) && now + regs->tod_epoch > regs->clkc);
 }
 
-static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, hcpumf_peek *p)
+static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, int accounting, hcpumf_peek *p)
 {
     volatile REGS *r = regs;
     struct { PSW psw; } snap; /* the PSW bits read, for Hercules' PSW macros */
@@ -509,7 +509,7 @@ static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, hcpumf_peek *p)
         p->prefix = regs->PX;
         p->instcount = r->instcount;
         p->prevcount = r->prevcount;
-        p->timer_due = ARCH_DEP(hcpumf_timer_due)(regs);
+        p->timer_due = accounting && ARCH_DEP(hcpumf_timer_due)(regs);
         return r->cpustate == CPUSTATE_STARTED;
     }
     return 0;
@@ -733,7 +733,7 @@ static void hcpumf_h_kick_waiting(uint16_t cpu)
     RELEASE_INTLOCK(NULL);
 }
 
-static int hcpumf_h_peek(uint16_t cpu, hcpumf_peek *out)
+static int hcpumf_h_peek(uint16_t cpu, int accounting, hcpumf_peek *out)
 {
     REGS *regs;
     int rc = 0;
@@ -744,9 +744,9 @@ static int hcpumf_h_peek(uint16_t cpu, hcpumf_peek *out)
     regs = sysblk.regs[cpu];
     if (IS_CPU_ONLINE(cpu) && regs) {
         switch (regs->arch_mode) {
-        case ARCH_370: rc = s370_hcpumf_peek_regs(regs, out); break;
-        case ARCH_390: rc = s390_hcpumf_peek_regs(regs, out); break;
-        case ARCH_900: rc = z900_hcpumf_peek_regs(regs, out); break;
+        case ARCH_370: rc = s370_hcpumf_peek_regs(regs, accounting, out); break;
+        case ARCH_390: rc = s390_hcpumf_peek_regs(regs, accounting, out); break;
+        case ARCH_900: rc = z900_hcpumf_peek_regs(regs, accounting, out); break;
         }
     }
     release_lock(&sysblk.cpulock[cpu]);

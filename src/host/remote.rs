@@ -88,9 +88,12 @@ struct Due {
 /// when not for here: arm the CPU as before.
 pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> bool {
     let private = &st.schedule.private;
-    if !enabled() || due_outside(st, cpu_ns).is_none() {
+    if !enabled() {
         return false;
     }
+    let Some(first) = due_outside(st, cpu_ns) else {
+        return false;
+    };
     if private.remote_streak.load(Ordering::Relaxed) >= TICK_EVERY {
         private.remote_streak.store(0, Ordering::Relaxed);
         return false;
@@ -101,7 +104,7 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> bool {
     let mut p = hcpumf_peek::default();
     // SAFETY: the glue reads the CPU's registers under the CPU's lock and fills `p`, which
     // outlives the call.
-    if unsafe { peek(cpu, &mut p) } == 0 {
+    if unsafe { peek(cpu, i32::from(first.account), &mut p) } == 0 {
         return false;
     }
     let Some(_held) = st.exclusive.try_take() else {
@@ -111,6 +114,10 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> bool {
     let Some(due) = due_outside(st, cpu_ns) else {
         return false;
     };
+    if due.account && !first.account {
+        // The peek did not read `timer_due`: the tick makes this point.
+        return false;
+    }
     let s = &st.schedule;
     let instructions = if due.account {
         // The accounting point, as the tick makes it (`tick::tick`): Hercules' counts and
