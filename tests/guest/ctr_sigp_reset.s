@@ -176,7 +176,7 @@ check:  qctri 0(%r9)
         oi    0x7f(%r9),0x20
         lctlg %c0,%c0,0x78(%r9)
         stosm 0x70(%r9),0x01
-        llilf %r6,30000000                  # about 0.1 s
+        llilf %r6,3000000                   # well under 1 s (four instructions a turn)
 8:      lg    %r0,0x3bf8
         cgr   %r0,%r5
         jne   9f

@@ -65,7 +65,7 @@ round2: mvc   0x160(4,%r13),ffs-0x1000(%r12)
         oi    0x17f(%r13),0x20                # CR0 bit 58: measurement alerts
         lctlg %c0,%c0,0x178(%r13)
         stosm 0x180(%r13),0x01
-        llilf %r6,30000000                    # about 0.1 s
+        llilf %r6,3000000                     # well under 1 s (four instructions a turn)
 2:      lg    %r0,0x3bf8
         cgr   %r0,%r5
         jne   3f
