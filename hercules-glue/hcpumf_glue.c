@@ -356,7 +356,22 @@ static int ARCH_DEP(hcpumf_present)(REGS *regs, U32 param)
     return ARCH_DEP(load_psw)(regs, psa->extnew);
 }
 
-static int ARCH_DEP(hcpumf_timer_due)(REGS *regs);
+/* Is a timer interruption about to be taken: a CPU-timer or clock-comparator interruption
+ * the CPU is enabled for, pending, or due but not yet made pending? Hercules' timer thread
+ * makes a due one pending when it next runs, and on a core it shares with the sampler that
+ * is right after the sampler's wake-up: an accounting point made now would fall just
+ * before the interruption, every time (see `Meter::account`). */
+static int ARCH_DEP(hcpumf_timer_due)(REGS *regs)
+{
+    U64 now;
+    if (regs->ints_state & regs->ints_mask & (BIT(IC_PTIMER) | BIT(IC_CLKC)))
+        return 1;
+    if (!(regs->ints_mask & (BIT(IC_PTIMER) | BIT(IC_CLKC))))
+        return 0;
+    now = hw_clock();
+    return ((regs->ints_mask & BIT(IC_PTIMER)) && (S64)(regs->cpu_timer - now) < 0)
+        || ((regs->ints_mask & BIT(IC_CLKC)) && now + regs->tod_epoch > regs->clkc);
+}
 
 /* Runs on the CPU's own thread in place of the next instruction after the sampler armed the
  * CPU's opcode table: restore the table, let the Rust core account, sample and decide on an
@@ -449,23 +464,6 @@ static void ARCH_DEP(hcpumf_kick)(REGS *regs)
  * instruction as ip (a PSW load that had begun would have cleared aie first). With aie
  * clear (the CPU is between a PSW load and its next instruction fetch) or after eight
  * disagreeing reads, 0: the tick takes it. */
-/* Is a timer interruption about to be taken: a CPU-timer or clock-comparator interruption
- * the CPU is enabled for, pending, or due but not yet made pending? Hercules' timer thread
- * makes a due one pending when it next runs, and on a core it shares with the sampler that
- * is right after the sampler's wake-up: an accounting point made now would fall just
- * before the interruption, every time (see `host::remote`). */
-static int ARCH_DEP(hcpumf_timer_due)(REGS *regs)
-{
-    U64 now;
-    if (regs->ints_state & regs->ints_mask & (BIT(IC_PTIMER) | BIT(IC_CLKC)))
-        return 1;
-    if (!(regs->ints_mask & (BIT(IC_PTIMER) | BIT(IC_CLKC))))
-        return 0;
-    now = hw_clock();
-    return ((regs->ints_mask & BIT(IC_PTIMER)) && (S64)(regs->cpu_timer - now) < 0)
-        || ((regs->ints_mask & BIT(IC_CLKC)) && now + regs->tod_epoch > regs->clkc);
-}
-
 static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, int accounting, hcpumf_peek *p)
 {
     volatile REGS *r = regs;

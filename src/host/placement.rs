@@ -12,10 +12,10 @@ use std::time::{Duration, Instant};
 /// is on (looked up every REVIEW_MS), and to all of them when there is none: woken on a
 /// running CPU thread's core it would preempt that thread at every wake-up (measured: 1-2%
 /// of the CPU thread's time in the kernel at 1,000 wake-ups/s, 0.1% when it is woken
-/// elsewhere). It asks for the lowest real-time priority,
-/// so that it runs on time even when the guest has more CPUs than the host has cores, or
-/// other processes use the cores (refused without the privilege: it stays an ordinary
-/// thread, and samples come later on a loaded host).
+/// elsewhere). It asks for the lowest real-time priority, so that it runs on time even when
+/// the guest has more CPUs than the host has cores, or other processes use the cores
+/// (refused without the privilege: it stays an ordinary thread, and samples come later on
+/// a loaded host).
 ///
 /// `HCPUMF_SAMPLER_RT=auto` makes it an ordinary thread while it has a core of its own that
 /// no other process uses either (`host::hostload`, measured over LOAD_WINDOW_MS), and

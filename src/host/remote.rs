@@ -127,16 +127,9 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> bool {
             prevcount: p.prevcount,
             waitsig: 0,
         };
-        // A timer interruption about to be taken (`timer_due`) switches the state right
-        // after this point: Hercules' timer thread makes it pending when it next runs,
-        // which on the sampler's core is just after this wake-up. Split evenly, the
-        // interval around that switch would give the supervisor state half of its share
-        // every time (measured: the problem state 5 points too high with 1,500 CPU-timer
-        // interruptions a second), so the next point decides that interval's state alone,
-        // as after a LOAD PSW.
-        let problem = p.problem != 0;
-        let next = (p.timer_due == 0).then_some(problem);
-        let now = st.meter.account_at(raw, cpu_ns, problem, next);
+        let now = st
+            .meter
+            .account(raw, cpu_ns, p.problem != 0, p.timer_due != 0);
         let d = s.jitter(st.meter.account_period(cpu_ns));
         s.next_account_ns.store(cpu_ns + d, Ordering::Relaxed);
         update_accounting(st, cpu_ns);

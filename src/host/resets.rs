@@ -252,17 +252,17 @@ mod tests {
         };
         let m = &st.meter;
         let base = m
-            .account(raw(1_000_000, 5_000_000), 1_000_000, true)
+            .account(raw(1_000_000, 5_000_000), 1_000_000, true, false)
             .instructions;
         reset_cpu_for_load(st);
         // The fold of 1,005,000 instructions, read between its two stores, then after it.
-        let r = m.account(raw(0, 5_000_000), 1_100_000, true);
+        let r = m.account(raw(0, 5_000_000), 1_100_000, true, false);
         assert_eq!(r.instructions, base);
-        let r = m.account(raw(10_000, 6_005_000), 1_200_000, true);
+        let r = m.account(raw(10_000, 6_005_000), 1_200_000, true, false);
         assert_eq!(r.instructions, base + 15_000);
         // A CPU reset does zero the counts: the next drop starts them again from zero.
         reset_cpu(7, false);
-        let r = m.account(raw(500, 0), 1_300_000, true);
+        let r = m.account(raw(500, 0), 1_300_000, true, false);
         assert_eq!(r.instructions, base + 15_500);
     }
 

@@ -20,9 +20,9 @@ use std::sync::atomic::Ordering;
 
 /// The tick on the CPU's own thread: account, take the samples that are due, decide whether
 /// to present a pending measurement alert now. Returns the interruption parameter to present.
-/// `timer_due`: a CPU-timer or clock-comparator interruption the CPU is enabled for is
-/// pending or due, so it switches the state right after this point (see `host::remote`,
-/// where the same rule is explained): the next point decides the next interval's state.
+/// `timer_due`: a timer interruption is about to switch the state (see [`Meter::account`]).
+///
+/// [`Meter::account`]: crate::host::meter::Meter::account
 pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64, timer_due: bool) -> Option<u32> {
     let st = state::cpu(view.cpu)?;
     let _held = st.exclusive.take();
@@ -39,10 +39,7 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64, timer_due: bo
     }
     let mono = mono_ns();
     let now_ns = cpu_time_now(st, raw, mono);
-    let problem = view.problem_state;
-    let now = st
-        .meter
-        .account_at(raw, now_ns, problem, (!timer_due).then_some(problem));
+    let now = st.meter.account(raw, now_ns, view.problem_state, timer_due);
     // The samples carry the CPU's measurements at this point (the diagnostic entry's
     // instruction count and CPU time), as the counter instructions' view does. The glue
     // leaves the TOD clock unread (it takes Hercules' TOD lock): diagnostic entries carry
