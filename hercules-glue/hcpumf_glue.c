@@ -262,6 +262,23 @@ DEF_INST(hcpumf_sigp)
     ARCH_DEP(signal_processor)(inst, regs);
 }
 
+/* B220 SERVC: Hercules performs the SCLP command; for "configure CPU" the Rust core first
+ * resets that CPU's measurement state (an initial CPU reset, which configure_cpu performs
+ * on the rest of the CPU's state). */
+DEF_INST(hcpumf_servc)
+{
+    int r1, r2;
+    hcpumf_view v;
+
+    ARCH_DEP(hcpumf_view)(regs, inst, &v);
+    RRE(inst, regs, r1, r2);
+    UNREFERENCED(r2);
+    /* Hercules' SERVC may leave through a program interruption (longjmp): this comes first,
+     * and resets only a CPU outside the configuration, which nothing can observe. */
+    hcpumf_servc(&v, regs->GR_L(r1));
+    ARCH_DEP(service_call)(inst, regs);
+}
+
 /* Instructions that change the problem-state bit (SVC in, LPSW/LPSWE out): while the
  * problem-state counters or a HIS run need it, account just before the change so that the
  * instructions since the last accounting point go to the state they ran in. */
@@ -901,6 +918,7 @@ HDL_INSTRUCTION_SECTION;
     HDL_DEFINST(HDL_INSTARCH_ALL, 0x82, hcpumf_lpsw);
     HDL_DEFINST(HDL_INSTARCH_900, 0xB2B2, hcpumf_lpswe);
     HDL_DEFINST(HDL_INSTARCH_900, 0xB2B0, hcpumf_stfle);
+    HDL_DEFINST(HDL_INSTARCH_390 | HDL_INSTARCH_900, 0xB220, hcpumf_servc);
     HDL_DEFINST(HDL_INSTARCH_390 | HDL_INSTARCH_900, 0xB93E, hcpumf_kimd);
     HDL_DEFINST(HDL_INSTARCH_390 | HDL_INSTARCH_900, 0xB93F, hcpumf_klmd);
     HDL_DEFINST(HDL_INSTARCH_390 | HDL_INSTARCH_900, 0xB92E, hcpumf_km);

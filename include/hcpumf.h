@@ -85,6 +85,15 @@ int32_t hcpumf_facility_list(uint8_t *list, size_t cap, int32_t len, uint8_t arc
 void hcpumf_sigp(const hcpumf_view *v, uint8_t order, uint16_t target);
 
 /**
+ * SERVICE CALL with SCLP command word `command`, before Hercules performs it: a "configure
+ * CPU" command resets that CPU's measurement state (initial CPU reset).
+ *
+ * # Safety
+ * `v` must be null or point to a valid view.
+ */
+void hcpumf_servc(const hcpumf_view *v, uint32_t command);
+
+/**
  * Hercules' `debug_cpu_state` hook: a system reset or load goes through CPU `cpu`, which is
  * in the operating state (`started` = 1) when a load has just finished.
  */

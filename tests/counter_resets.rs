@@ -265,3 +265,35 @@ fn a_cpu_configured_again_starts_from_an_initial_cpu_reset() {
     assert_eq!(basic_state(&out.log, 0, 1), "active", "{}", out.log);
     assert_eq!(basic_state(&out.log, 1, 1), "disabled", "{}", out.log);
 }
+
+/// Linux's CPU hotplug takes a CPU out of the configuration and brings it back with the SCLP
+/// ("deconfigure CPU", "configure CPU"), not with an operator command: the CPU comes back
+/// with the measurement state of an initial CPU reset, as with `cf off` / `cf on`, and the
+/// CPU that issued the commands keeps its counter set.
+#[test]
+fn a_cpu_configured_again_through_the_sclp_starts_from_an_initial_cpu_reset() {
+    let dir = scratch("ctr_sclp");
+    let bin = assemble("ctr_sclp", &dir);
+    let cfg = Config {
+        numcpu: 2,
+        start_all: true,
+        after: vec!["hcpumf status".into()],
+        show: vec![(0x3000, 0x10)],
+        timeout: 40,
+        ..Config::default()
+    };
+    let out = run_binary(&bin, &dir, &cfg);
+    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+    // Both commands accepted (cc 0) and completed (reason 0, response 0x20).
+    assert_eq!((out.u32(0x3000), out.u32(0x3004)), (0, 0), "{}", out.log);
+    assert_eq!((out.u16(0x3008), out.u16(0x300a)), (0x0020, 0x0020));
+    assert!(out.said("HHCCP008I CPU0001 thread ended"), "{}", out.log);
+    assert_eq!(
+        out.log.matches("HHCCP002I CPU0001 thread started").count(),
+        2,
+        "{}",
+        out.log
+    );
+    assert_eq!(basic_state(&out.log, 0, 0), "active", "{}", out.log);
+    assert_eq!(basic_state(&out.log, 1, 0), "disabled", "{}", out.log);
+}

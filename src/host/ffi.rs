@@ -273,6 +273,21 @@ pub unsafe extern "C" fn hcpumf_sigp(v: *const hcpumf_view, order: u8, target: u
     })
 }
 
+/// SERVICE CALL with SCLP command word `command`, before Hercules performs it: a "configure
+/// CPU" command resets that CPU's measurement state (initial CPU reset).
+///
+/// # Safety
+/// `v` must be null or point to a valid view.
+#[no_mangle]
+pub unsafe extern "C" fn hcpumf_servc(v: *const hcpumf_view, command: u32) {
+    guarded("reset", (), || {
+        // SAFETY: the glue passes its stack view.
+        if let Some(v) = unsafe { v.as_ref() } {
+            resets::sclp(&to_view(v), command);
+        }
+    })
+}
+
 /// Hercules' `debug_cpu_state` hook: a system reset or load goes through CPU `cpu`, which is
 /// in the operating state (`started` = 1) when a load has just finished.
 #[no_mangle]

@@ -209,6 +209,32 @@ pub fn sigp(view: &CpuView, order: u8, target: u16) -> Option<bool> {
     Some(initial)
 }
 
+/// The SCLP command of SERVICE CALL that places a CPU in the configuration ("configure
+/// CPU", 0x00nn0001 with n the CPU address in bits 16-23 of the command word; Hercules'
+/// `SCLP_CONFIGURE_CPU` and `SCLP_RESOURCE_MASK`).
+const SCLP_CONFIGURE_CPU: u32 = 0x0011_0001;
+const SCLP_COMMAND_MASK: u32 = 0xFFFF_00FF;
+
+/// SERVICE CALL with SCLP command word `command`, issued by the CPU `view` describes, about to
+/// be performed by Hercules. "Configure CPU" places a CPU in the configured state with an
+/// initial CPU reset (Hercules' configure_cpu performs it), as Linux's CPU hotplug (`chcpu
+/// -e`) does: the measurement state of that CPU is reset here, before Hercules starts its
+/// thread, as for the `cf` command. SERVC is privileged: in the problem state it is not
+/// performed. Returns the CPU reset, if any.
+pub fn sclp(view: &CpuView, command: u32) -> Option<u16> {
+    if view.problem_state || command & SCLP_COMMAND_MASK != SCLP_CONFIGURE_CPU {
+        return None;
+    }
+    let cpu = ((command >> 8) & 0xFF) as u16;
+    // A CPU already in the configuration is left alone (Hercules' configure_cpu does
+    // nothing to it), and one beyond the configurable ones is rejected by Hercules.
+    if usize::from(cpu) >= MAX_CPUS || cpu_online(cpu) {
+        return None;
+    }
+    reset_cpu(cpu, true);
+    Some(cpu)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -347,5 +373,16 @@ mod tests {
         activate(3);
         command_seen("cfall");
         assert_eq!(state(3), (false, false));
+        // SERVC: only "configure CPU" (0x00nn0001 with nn = 0x11 in the command byte, the
+        // CPU in the resource byte), and only from the supervisor state.
+        activate(4);
+        assert_eq!(sclp(&prob, 0x0011_0401), None);
+        assert_eq!(sclp(&sup, 0x0010_0401), None, "deconfigure CPU");
+        assert_eq!(sclp(&sup, 0x0002_0001), None, "read SCP info");
+        assert_eq!(sclp(&sup, 0x0011_0501), Some(5), "configure another CPU");
+        assert_eq!(state(4), (true, true), "leaves CPU 4 alone");
+        assert_eq!(sclp(&sup, 0x0011_0401), Some(4));
+        assert_eq!(state(4), (false, false));
+        assert_eq!(sclp(&sup, 0x0011_FF01), None, "no such CPU");
     }
 }
