@@ -36,7 +36,7 @@ hao cmd script $work/end.rc
 restart
 RC
 printf 'hcpumf his end\nquit\n' > "$work/end.rc"
-echo "== running the workload under Hercules with the plugin (about 3 s of guest CPU time)"
+echo "== running the workload under Hercules with the plugin (1.2 G guest instructions: 3-7 s, by the host)"
 HERCULES_RC="$work/demo.rc" timeout -k 5 120 hercules -d -f "$work/demo.cnf" > "$work/hercules.log" 2>&1 || true
 grep -E 'HHCMF0(00|4[0-9])' "$work/hercules.log" | sed 's/^/   /'
 if ! ls "$out"/SYSHIS*.SMP.* >/dev/null 2>&1; then

@@ -128,7 +128,10 @@ pub struct Config {
     pub show: Vec<(u64, u64)>,
     /// Start every CPU (each gets a restart), not just CPU 0.
     pub start_all: bool,
-    /// Seconds before the run is killed.
+    /// Seconds before the run is killed: a guard against hangs, not a time limit of the
+    /// guest's work. The default is generous: `demo_workload` is 7 s of CPU time on the
+    /// development VM (1.2 G instructions at a CPI of 25), and Hercules' CPU threads run at
+    /// nice 15, so on a loaded 2-core host with two tests at once it took over 60 s.
     pub timeout: u32,
     /// Extra environment (e.g. HCPUMF_OPTIONS).
     pub env: Vec<(String, String)>,
@@ -153,7 +156,7 @@ impl Default for Config {
             after: Vec::new(),
             show: vec![(0x3000, 0x400), (0x37f0, 0x110), (0x3bf0, 0x90)],
             start_all: false,
-            timeout: 60,
+            timeout: 180,
             env: Vec::new(),
             config: Vec::new(),
             ldmod_first: false,

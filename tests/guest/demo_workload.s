@@ -2,16 +2,16 @@
 #   HOTLOOP  (problem state)    50%   at 0x10000
 #   WARMLOOP (supervisor state) 30%   at 0x20000
 #   COOLLOOP (problem state)    20%   at 0x30000
-# switching state about 400 times a second, for about 3 seconds, plus the MVS 3.8J control
-# blocks that let the plugin's MVS awareness name the address space and the modules in the
-# .MAP and in the samples' program parameter: the CVT with its storage boundaries (nucleus
-# 0-FFFF, private area 10000-3FFFF where DEMOJOB's three programs are, CSA 40000-7FFFF,
-# LPA from 80000), the ASVT with two ASCBs (*MASTER* and DEMOJOB), each with its ASXB and
-# TCB queue (DEMOJOB: a job step and a subtask), DEMOJOB's job pack queue with the three
-# programs (CDEs with extent lists) and an alias, the LPA directory with one pageable LPA
-# module, the active LPA queue with one modified-LPA module, PSATOLD/PSAAOLD. The control
-# blocks are in the loaded image (only PSATOLD/PSAAOLD are set by the program), so a map
-# taken at any time (MAPONLY) finds them whole. DAT is off, so virtual = real.
+# switching state about 400 times a second, 1.2 G instructions (3-7 s by the host), plus the
+# MVS 3.8J control blocks that let the plugin's MVS awareness name the address space and the
+# modules in the .MAP and in the samples' program parameter: the CVT with its storage
+# boundaries (nucleus 0-FFFF, private area 10000-3FFFF where DEMOJOB's three programs are, CSA
+# 40000-7FFFF, LPA from 80000), the ASVT with two ASCBs (*MASTER* and DEMOJOB), each with its
+# ASXB and TCB queue (DEMOJOB: a job step and a subtask), DEMOJOB's job pack queue with the
+# three programs (CDEs with extent lists) and an alias, the LPA directory with one pageable
+# LPA module, the active LPA queue with one modified-LPA module, PSATOLD/PSAAOLD. The control
+# blocks are in the loaded image (only PSATOLD/PSAAOLD are set by the program), so a map taken
+# at any time (MAPONLY) finds them whole. DAT is off, so virtual = real.
         .text
         .org 0x10
         .long 0x8000                          # FLCCVT -> CVT at 0x8000
