@@ -219,10 +219,17 @@ pub fn scan<R: Read>(r: R, f: &mut dyn FnMut(&Sample)) -> std::io::Result<ScanSu
     scan_with(r, &mut Each(f))
 }
 
-/// Stream a .SMP file through a visitor, with a fixed buffer of 256 blocks.
+/// Blocks read at a time: 64 KB, which the kernel copies into and the scan reads from the
+/// core's L2 cache. A 1 MB buffer (256 blocks) made the copy out of the page cache take
+/// three times as long as the scan on the AMD development VM (0.49 s of system time for 1 GB,
+/// against 0.1 s now), and so did any buffer of 128 KB or more, which the C library
+/// allocates with mmap (`scripts/bench-report.sh`, docs/benchmarks.md).
+const READ_BLOCKS: usize = 16;
+
+/// Stream a .SMP file through a visitor, with a fixed buffer of [`READ_BLOCKS`] blocks.
 pub fn scan_with<R: Read, V: Visitor>(mut r: R, v: &mut V) -> std::io::Result<ScanSummary> {
     let mut sum = ScanSummary::default();
-    let mut buf = vec![0u8; 256 * BLOCK];
+    let mut buf = vec![0u8; READ_BLOCKS * BLOCK];
     let mut base = 0u64;
     let mut have = 0usize;
     loop {
@@ -378,6 +385,53 @@ mod tests {
         assert!(first_and_last(std::io::Cursor::new(&file[..100]))
             .unwrap()
             .is_none());
+    }
+
+    /// A file longer than the read buffer, read in pieces of every size (a pipe, a network
+    /// file system): every sample is seen once, in order, and damage is reported at its
+    /// offset in the file, not in the buffer.
+    #[test]
+    fn pieces_of_any_size_across_the_read_buffer() {
+        struct Pieces<'a> {
+            data: &'a [u8],
+            at: usize,
+            n: usize,
+        }
+        impl Read for Pieces<'_> {
+            fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+                // 1, 4097, 6001, 13, ... bytes: never a whole block at a block boundary.
+                self.n = (self.n * 7 + 4093) % 9000 + 1;
+                let k = self.n.min(out.len()).min(self.data.len() - self.at);
+                out[..k].copy_from_slice(&self.data[self.at..self.at + k]);
+                self.at += k;
+                Ok(k)
+            }
+        }
+        let blocks = 3 * READ_BLOCKS + 5;
+        let mut file = Vec::new();
+        for b in 0..blocks as u64 {
+            let s: Vec<Sample> = (0..126).map(|i| sample(b * 1000 + i)).collect();
+            file.extend(make_block(&s, true, 0, b));
+        }
+        let bad = (2 * READ_BLOCKS + 1) * BLOCK + 96;
+        file[bad] = 0x12;
+        let mut seen = Vec::new();
+        let r = Pieces {
+            data: &file,
+            at: 0,
+            n: 0,
+        };
+        let sum = scan(r, &mut |s| seen.push(s.ia)).unwrap();
+        // The damaged block is read up to its entry 3: what follows an entry of an unknown
+        // format cannot be found.
+        let damaged = 2 * READ_BLOCKS as u64 + 1;
+        let want: Vec<u64> = (0..blocks as u64)
+            .flat_map(|b| (0..if b == damaged { 3 } else { 126 }).map(move |i| b * 1000 + i))
+            .collect();
+        assert_eq!(seen, want);
+        assert_eq!(sum.blocks, blocks as u64);
+        assert_eq!(sum.problems.len(), 1, "{:?}", sum.problems);
+        assert_eq!(sum.problems[0].offset, bad as u64);
     }
 
     /// Combined entries (a basic entry and its diagnostic entry, DSDES bytes) and lone
