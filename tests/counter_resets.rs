@@ -273,10 +273,12 @@ fn a_cpu_configured_again_starts_from_an_initial_cpu_reset() {
 #[test]
 fn a_cpu_configured_again_through_the_sclp_starts_from_an_initial_cpu_reset() {
     let dir = scratch("ctr_sclp");
-    let bin = assemble("ctr_sclp", &dir);
+    let bin = assemble("ctr_ipl", &dir);
     let cfg = Config {
         numcpu: 2,
         start_all: true,
+        // ctr_ipl.s's SCLP leg.
+        before: vec!["r 3f00=00000001".into()],
         after: vec!["hcpumf status".into()],
         show: vec![(0x3000, 0x10)],
         timeout: 40,

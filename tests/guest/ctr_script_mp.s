@@ -15,13 +15,7 @@ cgon:   .quad 3
         .balign 8
 start:  lghi  %r13,0x3000
         lghi  %r12,0x1000
-        lghi  %r1,1
-        laa   %r8,%r1,0x1f0(%r13)               # a ticket: a STAP slot of this CPU's own
-        llgfr %r8,%r8
-        sllg  %r8,%r8,1
-        la    %r8,0x1c0(%r8,%r13)
-        stap  0(%r8)
-        lh    %r0,0(%r8)
+        CPU_ADDRESS %r0, 0x1f0, 0x1c0
         ltr   %r0,%r0
         jnz   cpu1
         mvc   0x1c0(16),svcpsw-0x1000(%r12)
