@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 MB=${MB:-1024}
-cargo build --release --quiet --bin hcpumf-report
+cargo build --release --quiet -p hcpumf-report
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 f="$work/SYSHIS20260101.000000.000.SMP.0"

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 bash scripts/setup.sh
-cargo build --release
+cargo build --release --workspace
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
 $SUDO install -m 0644 target/release/libhcpumf.so /usr/lib/hercules/hcpumf.so

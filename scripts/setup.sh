@@ -6,7 +6,11 @@
 # Cargo.toml declares: an existing one on PATH (rustup's in ~/.cargo/bin included) when it is
 # new enough, else Debian's (`cargo`/`rustc` on trixie, the `-web` packages on bookworm, whose
 # security suite is added when missing).
+#
+# `setup.sh rust` stops after the Rust toolchain: what the formats and the report tool need,
+# which build without Hercules.
 set -euo pipefail
+only=${1:-all}
 root=$(cd "$(dirname "$0")/.." && pwd)
 vendor="$root/vendor"
 SUDO=""
@@ -40,6 +44,7 @@ if ! rust_ok; then
   esac
   echo "setup: no Rust toolchain >= $need_rust with rustfmt and clippy on PATH; installing ${rust_pkgs[*]} from Debian $codename"
 fi
+[ "$only" = rust ] && pkgs=(build-essential ca-certificates)
 missing=()
 for p in "${pkgs[@]}" "${rust_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -48,7 +53,7 @@ done
 need_update=""
 # Source packages need a deb-src entry for the running release's main.
 srclist=/etc/apt/sources.list.d/hcpumf-src.list
-if ! grep -rqs "^deb-src .*$codename main" /etc/apt/sources.list /etc/apt/sources.list.d/ \
+if [ "$only" != rust ] && ! grep -rqs "^deb-src .*$codename main" /etc/apt/sources.list /etc/apt/sources.list.d/ \
    && ! grep -rqs '^Types: .*deb-src' /etc/apt/sources.list.d/; then
   echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $codename main" | $SUDO tee "$srclist" >/dev/null
   need_update=1
@@ -61,7 +66,7 @@ if [ "${#rust_pkgs[@]}" -gt 0 ] && [ "$codename" = bookworm ] \
     | $SUDO tee /etc/apt/sources.list.d/hcpumf-security.list >/dev/null
   need_update=1
 fi
-if [ ${#missing[@]} -gt 0 ] || [ -n "$need_update" ] || [ ! -d "$vendor/hercules-3.13" ]; then
+if [ ${#missing[@]} -gt 0 ] || [ -n "$need_update" ] || { [ "$only" != rust ] && [ ! -d "$vendor/hercules-3.13" ]; }; then
   $SUDO apt-get update -qq
 fi
 if [ ${#missing[@]} -gt 0 ]; then
@@ -73,6 +78,11 @@ if ! rust_ok; then
        "found: $(rustc --version 2>/dev/null || echo 'no rustc')." \
        "Install a newer toolchain (e.g. https://rustup.rs) and run again." >&2
   exit 1
+fi
+
+if [ "$only" = rust ]; then
+  echo "setup: $(rustc --version)"
+  exit 0
 fi
 
 installed=$(dpkg-query -W -f='${Version}' hercules)

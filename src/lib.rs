@@ -14,9 +14,7 @@
 //! `hercules-glue/` only decodes operands, performs DAT and program interruptions with
 //! Hercules' own macros and calls the hooks of [`host::ffi`] and [`plugin`].
 
-pub mod arch;
 pub mod console;
 pub mod his;
 pub mod host;
 pub mod plugin;
-pub mod report;

@@ -3,7 +3,7 @@
 //! layouts), MVS awareness names the job and modules, and the report tool reads them back.
 mod common;
 use common::*;
-use hcpumf::his::{cnt, int, map, smp};
+use hcpumf_formats::{cnt, int, map, smp};
 use std::path::Path;
 
 #[test]
@@ -163,7 +163,7 @@ fn collection_files_match_the_workload() {
 
     // The report tool reads the run back, and writes its page.
     let page = out_dir.join("report.html");
-    let rep = std::process::Command::new(env!("CARGO_BIN_EXE_hcpumf-report"))
+    let rep = std::process::Command::new(report_tool())
         .arg("--html")
         .arg(&page)
         .arg(&out_dir)
@@ -515,7 +515,7 @@ fn every_online_cpu_gets_its_smp_file_at_begin() {
     let len = |p: &Path| std::fs::metadata(p).expect("smp").len();
     assert!(len(&smp_files[0]) >= smp::BLOCK as u64);
     assert_eq!(len(&smp_files[1]), 0);
-    let rep = std::process::Command::new(env!("CARGO_BIN_EXE_hcpumf-report"))
+    let rep = std::process::Command::new(report_tool())
         .arg(&out_dir)
         .output()
         .expect("hcpumf-report");
@@ -574,7 +574,7 @@ fn an_s370_mvs_guest_is_sampled_and_mapped() {
         ("LOOPMOD", 'X', 0x2000, 0x20FF)
     );
     assert_eq!(m.boundaries.len(), 4);
-    let rep = std::process::Command::new(env!("CARGO_BIN_EXE_hcpumf-report"))
+    let rep = std::process::Command::new(report_tool())
         .arg(&out_dir)
         .output()
         .expect("hcpumf-report");
@@ -688,7 +688,7 @@ fn three_s370_address_spaces_are_mapped_and_their_samples_attributed() {
     );
 
     // The report: one row per job and program, in the 50/30/20 split.
-    let rep = std::process::Command::new(env!("CARGO_BIN_EXE_hcpumf-report"))
+    let rep = std::process::Command::new(report_tool())
         .arg(&out_dir)
         .output()
         .expect("hcpumf-report");

@@ -4,7 +4,7 @@
 //! a file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored) that Hercules inherits.
 mod common;
 use common::*;
-use hcpumf::his::{cnt, map, smp};
+use hcpumf_formats::{cnt, map, smp};
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Mutex;
@@ -164,7 +164,7 @@ fn a_full_disk_leaves_whole_files_and_says_so() {
     );
 
     // The report tool reads what is there.
-    let rep = Command::new(env!("CARGO_BIN_EXE_hcpumf-report"))
+    let rep = Command::new(report_tool())
         .arg(&disk.dir)
         .output()
         .expect("hcpumf-report");

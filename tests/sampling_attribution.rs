@@ -105,7 +105,7 @@ fn attribution(remote: bool) -> u64 {
 /// counter set measured over it, and the whole run's sample CPI agrees with the .CNT's.
 #[test]
 fn sample_cpi_follows_the_counters_cpi_per_region() {
-    use hcpumf::his::{cnt, smp};
+    use hcpumf_formats::{cnt, smp};
     let out_dir = scratch("cpi-regions");
     let cfg = Config {
         before: vec![format!(

@@ -3,8 +3,8 @@
 //! take, a bare word too many, an empty value or list element, an unbalanced parenthesis and
 //! a CPU that is not in the configuration are all errors the operator sees by name.
 
-use crate::arch::alerts::AlertBits;
-use crate::arch::model::{parse_num, CounterSets};
+use hcpumf_arch::alerts::AlertBits;
+use hcpumf_arch::model::{parse_num, CounterSets};
 
 /// The words of a subcommand: its KEY=VALUE words (keys in lower case, in order) and its
 /// bare words.

@@ -6,12 +6,12 @@
 
 mod grammar;
 
-use crate::arch::alerts::AlertBits;
-use crate::arch::model::{sets_text, CounterSet, MachineModel};
 use crate::host::meter::thread_run_ns;
 use crate::host::model::{self, apply_authorizations};
 use crate::host::services::{cpu_online, log};
 use crate::host::{alerts, state};
+use hcpumf_arch::alerts::AlertBits;
+use hcpumf_arch::model::{sets_text, CounterSet, MachineModel};
 use std::sync::atomic::Ordering;
 
 const HELP: &str = "\

@@ -3,12 +3,12 @@
 //! SCCTR and resets do not change them), the `.CNT` text of their deltas and the `.INT` lines
 //! of an interval's.
 
-use crate::arch::model::{CounterSet, CounterSets, MachineModel};
-use crate::his::cnt::{render, CntRun};
-use crate::his::int::IntRow;
 use crate::host::model;
 use crate::host::services::cpu_online;
 use crate::host::state::{rt, CpuState};
+use hcpumf_arch::model::{CounterSet, CounterSets, MachineModel};
+use hcpumf_formats::cnt::{render, CntRun};
+use hcpumf_formats::int::IntRow;
 use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 

@@ -1,7 +1,7 @@
 //! The files of a run: their names (`SYSHISyyyymmdd.hhmmss.xxx`, as HIS names them) and the
 //! .CNT and .MAP created at BEGIN with their space reserved, rewritten in place at the end.
 
-use crate::his::time::{civil, unix_secs};
+use hcpumf_formats::time::{civil, unix_secs};
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;

@@ -1,11 +1,11 @@
-//! SMFINTVAL: the run's counters every N seconds into `SYSHIS....INT` ([`crate::his::int`]
+//! SMFINTVAL: the run's counters every N seconds into `SYSHIS....INT` ([`hcpumf_formats::int`]
 //! has the layout). The run's timer calls [`Intervals::tick`] every 200 ms; a line per CPU is
 //! appended when an interval is due, and END writes the last, shorter one from the same
 //! snapshots as the .CNT, so that the intervals add up to the .CNT's deltas.
 
 use crate::his::counters::{RunCounters, Snap};
-use crate::his::int::{render_header, render_row, IntHeader};
 use crate::host::model;
+use hcpumf_formats::int::{render_header, render_row, IntHeader};
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;

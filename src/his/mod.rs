@@ -16,16 +16,10 @@
 //! The formats depend on nothing else of the crate; collection uses `host` (the per-CPU
 //! run sampling and the meters), never the other way round.
 
-pub mod cnt;
 pub mod counters;
 pub mod files;
-pub mod int;
 pub mod intervals;
-pub mod map;
 pub mod mvs;
 pub mod options;
 pub mod run;
-pub mod smp;
-pub mod text;
-pub mod time;
 pub mod writer;

@@ -2,7 +2,7 @@
 //! chapter 2; z/OS MVS System Commands), their abbreviations and defaults, checked in full
 //! before anything starts: every bad keyword or value is named.
 
-use crate::arch::model::{CounterSets, MachineModel};
+use hcpumf_arch::model::{CounterSets, MachineModel};
 use std::path::{Path, PathBuf};
 
 /// `hcpumf his help`.

@@ -7,7 +7,6 @@
 //! buffers the plugin owns and written as raw 4-KB sample-data blocks to `.SMP.cpu#` files by
 //! a writer thread. Guest and host collection coexist: each has its own interval and buffers.
 
-use crate::arch::model::sets_text;
 use crate::his::counters::{cnt_reservation, RunCounters};
 use crate::his::files::{run_id, Reserved, MAP_RESERVATION};
 use crate::his::intervals::Intervals;
@@ -18,6 +17,7 @@ use crate::host::model;
 use crate::host::run::{self as host_run, Block, RunSampling};
 use crate::host::services::{log, tod_now};
 use crate::host::state::{rt, MAX_CPUS};
+use hcpumf_arch::model::sets_text;
 use std::fs::File;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;

@@ -2,9 +2,9 @@
 //! when a write fails (disk full, file too large) cuts the file back to its last whole
 //! block, stops sampling and says so at once.
 
-use crate::his::smp;
 use crate::host::run::{self, Block, BLOCK};
 use crate::host::services::log;
+use hcpumf_formats::smp;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,13 +1,13 @@
 //! Delivering measurement alerts (SA23-2260, "Measurement Alert"): events raised on a CPU
 //! from any thread reach it at its next tick, or through the glue when it waits.
 
-use crate::arch::alerts::AlertBits;
 use crate::host::deadline::{schedule, wall_ns};
 use crate::host::services::host;
 use crate::host::state::{cpu, CpuState};
+use hcpumf_arch::alerts::AlertBits;
 
 /// Apply SA23-2260's clearing rules to the CPU's pending request (see
-/// [`PendingAlerts::settle`](crate::arch::alerts::PendingAlerts::settle)).
+/// [`PendingAlerts::settle`](hcpumf_arch::alerts::PendingAlerts::settle)).
 pub fn settle_alerts(st: &CpuState) {
     st.alerts
         .settle(st.sampling.any_enabled(), st.counters.any_enabled());

@@ -2,9 +2,9 @@
 //! to Hercules' own implementation): the function and the CPU time it took go to the CPU's
 //! crypto-activity set, the coprocessor group and the totals a HIS run reads.
 
-use crate::arch::counter::CryptoFunction;
-use crate::arch::crypto::classify;
 use crate::host::{model, state};
+use hcpumf_arch::counter::CryptoFunction;
+use hcpumf_arch::crypto::classify;
 
 /// A CPACF instruction starts (nothing to do: the emulated coprocessor is never busy with
 /// another CPU's work, so no function is ever blocked).

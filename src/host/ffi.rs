@@ -6,13 +6,13 @@
 //! Every hook catches panics ([`guarded`]): a Rust panic must never unwind into Hercules. A
 //! hook that panicked logs `HHCMF999E` and answers conservatively (no state change, cc 3).
 
-use crate::arch::cpu::{Arch, CpuView};
-use crate::arch::instructions::{precheck, Operands};
-use crate::arch::pgm::ProgramException;
 use crate::host::glue::{hcpumf_result, hcpumf_view};
 use crate::host::meter::RawCounts;
 use crate::host::services::{self, log};
 use crate::host::{crypto, instructions, model, resets, state, tick};
+use hcpumf_arch::cpu::{Arch, CpuView};
+use hcpumf_arch::instructions::{precheck, Operands};
+use hcpumf_arch::pgm::ProgramException;
 use std::ffi::{c_char, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -254,7 +254,7 @@ pub unsafe extern "C" fn hcpumf_facility_list(
         }
         // SAFETY: the glue's buffer holds `cap` bytes.
         let buf = unsafe { std::slice::from_raw_parts_mut(list, cap) };
-        crate::arch::facility_list(buf, len.max(0) as usize, Arch::from_u32(u32::from(arch))) as i32
+        hcpumf_arch::facility_list(buf, len.max(0) as usize, Arch::from_u32(u32::from(arch))) as i32
     })
 }
 

@@ -2,15 +2,15 @@
 //! CPU's measurements up to this boundary, let the facility decide (`arch`), and keep the
 //! CPU's sampling clock and accounting schedule in step with what the instruction changed.
 
-use crate::arch::alerts::AlertBits;
-use crate::arch::cpu::CpuView;
-use crate::arch::instructions::{be_u64, op, Operands, Outcome};
-use crate::arch::model::CounterSets;
-use crate::arch::pgm::{Cc, ProgramException};
 use crate::host::deadline::reschedule;
 use crate::host::meter::RawCounts;
 use crate::host::tick::{self, update_accounting};
 use crate::host::{model, state};
+use hcpumf_arch::alerts::AlertBits;
+use hcpumf_arch::cpu::CpuView;
+use hcpumf_arch::instructions::{be_u64, op, Operands, Outcome};
+use hcpumf_arch::model::CounterSets;
+use hcpumf_arch::pgm::{Cc, ProgramException};
 
 /// Execute an instruction after its operand was fetched. `raw` are Hercules' counts (for
 /// metering).

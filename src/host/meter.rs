@@ -8,7 +8,7 @@
 //! is stopped, and is not charged while the host deschedules it — as a logical CPU is not
 //! charged while PR/SM has not dispatched it) times the configured CPU speed.
 
-use crate::arch::cpu::MeterReading;
+use hcpumf_arch::cpu::MeterReading;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 
 /// Hercules' own measurements of a CPU at an instruction boundary.

@@ -10,9 +10,9 @@
 //! so no guest instruction can see the provisional model. A model set explicitly
 //! (`model=` in `HCPUMF_OPTIONS`) is in force at once and keeps precedence.
 
-use crate::arch::model::MachineModel;
 use crate::host::services::{cpu_online, host, log};
 use crate::host::{alerts, state};
+use hcpumf_arch::model::MachineModel;
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 

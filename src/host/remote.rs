@@ -25,8 +25,6 @@
 //! While the sampler stores a sample it holds the CPU (`host::exclusive`): the CPU's own
 //! LOAD SAMPLING CONTROLS, QUERY SAMPLING INFORMATION, resets and ticks wait for it.
 
-use crate::arch::cpu::{Arch, CpuView, MeterReading};
-use crate::arch::sampling::SamplingControls;
 use crate::host::clock::{early_window, SampleClock};
 use crate::host::deadline::{reschedule_at, wall_ns};
 use crate::host::glue::{hcpumf_host, hcpumf_peek};
@@ -34,6 +32,8 @@ use crate::host::meter::{bump, RawCounts};
 use crate::host::run;
 use crate::host::state::CpuState;
 use crate::host::tick::{guest_sample, update_accounting};
+use hcpumf_arch::cpu::{Arch, CpuView, MeterReading};
+use hcpumf_arch::sampling::SamplingControls;
 use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
 
@@ -184,9 +184,9 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arch::alerts::AlertBits;
-    use crate::arch::model::MachineModel;
-    use crate::arch::sampling::{Dear, LsctlRequest, Tear};
+    use hcpumf_arch::alerts::AlertBits;
+    use hcpumf_arch::model::MachineModel;
+    use hcpumf_arch::sampling::{Dear, LsctlRequest, Tear};
 
     /// A CPU whose guest sampling is active (basic, and diagnostic when `cd`), its clock
     /// started at CPU time 0 with a 75 us interval.

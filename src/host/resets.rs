@@ -2,10 +2,10 @@
 //! Principles of Operation, "Resets"): which reset a Hercules console command, a load or a
 //! SIGNAL PROCESSOR order performs on each CPU, and applying it.
 
-use crate::arch::cpu::CpuView;
 use crate::host::model;
 use crate::host::services::cpu_online;
 use crate::host::state::{self, MAX_CPUS};
+use hcpumf_arch::cpu::CpuView;
 use std::sync::atomic::Ordering;
 
 /// CPU reset / initial CPU reset of one CPU's measurement state (SA23-2260: activation
@@ -238,7 +238,7 @@ pub fn sclp(view: &CpuView, command: u32) -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arch::model::CounterSets;
+    use hcpumf_arch::model::CounterSets;
 
     #[test]
     fn reset_commands_and_which_cpus_get_an_initial_cpu_reset() {
@@ -297,7 +297,7 @@ mod tests {
     #[test]
     fn system_reset_hook_applies_the_command_being_executed() {
         let m = model::current();
-        let now = crate::arch::cpu::MeterReading::default();
+        let now = hcpumf_arch::cpu::MeterReading::default();
         let b = CounterSets::BASIC;
         let activate = |cpu: u16| {
             let st = state::cpu(cpu).expect("cpu state");
@@ -306,7 +306,7 @@ mod tests {
             let op = (u64::from(b.bits()) << 16) | u64::from(b.bits());
             assert_eq!(
                 st.counters.lcctl(m, op, &now),
-                Ok(crate::arch::pgm::Cc::Zero)
+                Ok(hcpumf_arch::pgm::Cc::Zero)
             );
         };
         let state = |cpu: u16| {
@@ -347,8 +347,8 @@ mod tests {
         assert_eq!((state(0), state(1)), ((false, false), (true, false)));
         // SIGP: privileged, and only the reset orders reset.
         activate(2);
-        let sup = crate::arch::cpu::CpuView::default();
-        let prob = crate::arch::cpu::CpuView {
+        let sup = hcpumf_arch::cpu::CpuView::default();
+        let prob = hcpumf_arch::cpu::CpuView {
             problem_state: true,
             ..Default::default()
         };

@@ -6,13 +6,13 @@
 //! parameter of the entries comes from the provider it registers (MVS awareness), or else
 //! from what the guest loaded with LPP.
 
-use crate::arch::cpu::CpuView;
-use crate::arch::storage::GuestStorage;
 use crate::host::deadline::{schedule, wall_ns};
 use crate::host::model;
 use crate::host::services::tod_or_now;
 use crate::host::state::{self, CpuState};
 use crate::host::storage::HostStorage;
+use hcpumf_arch::cpu::CpuView;
+use hcpumf_arch::storage::GuestStorage;
 use std::sync::atomic::Ordering;
 use std::sync::{mpsc, Mutex, OnceLock};
 

@@ -2,9 +2,9 @@
 //! SA23-2260's: basic or combined entries from offset 0, a 64-byte trailer) and the CPU as
 //! its tick last saw it (for the .MAP walk).
 
-use crate::arch::cpu::CpuView;
-use crate::arch::model::MachineModel;
-use crate::arch::sampling::{basic_entry_bytes, diagnostic_entry_bytes, TrailerFlags};
+use hcpumf_arch::cpu::CpuView;
+use hcpumf_arch::model::MachineModel;
+use hcpumf_arch::sampling::{basic_entry_bytes, diagnostic_entry_bytes, TrailerFlags};
 use std::sync::Mutex;
 
 /// Size of a sample-data block of a run (SA23-2260 maximum-buffer-size indicator 0).
@@ -125,7 +125,7 @@ impl RunCpu {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::his::smp;
+    use hcpumf_formats::smp;
 
     /// The blocks read back as the .SMP reader (and z/OS's layout) expects: 126 basic
     /// entries fill a 4-KB block, whose trailer has F, T, BSDES 32, DSDES and the TOD clock;

@@ -2,15 +2,15 @@
 //! out so that the CPU's tick and the sampler thread share as few as possible) and the
 //! global [`Runtime`].
 
-use crate::arch::alerts::PendingAlerts;
-use crate::arch::counter::{CoprocessorGroups, CpuCounters};
-use crate::arch::program_param::ProgramParameter;
-use crate::arch::sampling::CpuSampling;
 use crate::host::cacheline::Padded;
 use crate::host::exclusive::Exclusive;
 use crate::host::meter::Meter;
 use crate::host::run_cpu::RunCpu;
 use crate::host::schedule::TickSchedule;
+use hcpumf_arch::alerts::PendingAlerts;
+use hcpumf_arch::counter::{CoprocessorGroups, CpuCounters};
+use hcpumf_arch::program_param::ProgramParameter;
+use hcpumf_arch::sampling::CpuSampling;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
 use std::sync::OnceLock;
 

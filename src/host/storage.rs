@@ -1,8 +1,8 @@
 //! Guest main storage of the running Hercules, reached through the glue's host services.
 
-use crate::arch::storage::{AbsAddr, GuestStorage, StorageError};
 use crate::host::glue::hcpumf_host;
 use crate::host::services::host;
+use hcpumf_arch::storage::{AbsAddr, GuestStorage, StorageError};
 
 /// Hercules' main storage: origin and size as reported by the glue.
 pub struct HostStorage<'a> {

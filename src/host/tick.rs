@@ -7,15 +7,15 @@
 //! 3. `run::sample`: a HIS run's sampling: an entry into the run's own block;
 //! 4. the next accounting point, a pending measurement alert to present, the next deadline.
 
-use crate::arch::cpu::CpuView;
-use crate::arch::model::CounterSets;
-use crate::arch::sampling::SamplingControls;
 use crate::host::deadline::{host_core, reschedule_at, wall_of, ARM_TRUST_NS};
 use crate::host::meter::{bump, mono_ns, RawCounts};
 use crate::host::services::tod_or_now;
 use crate::host::state::{self, CpuState};
 use crate::host::storage::HostStorage;
 use crate::host::{model, run};
+use hcpumf_arch::cpu::CpuView;
+use hcpumf_arch::model::CounterSets;
+use hcpumf_arch::sampling::SamplingControls;
 use std::sync::atomic::Ordering;
 
 /// The tick on the CPU's own thread: account, take the samples that are due, decide whether

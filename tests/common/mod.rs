@@ -41,6 +41,28 @@ pub fn plugin() -> PathBuf {
         .expect("libhcpumf.so not built: run `cargo build --release` first")
 }
 
+/// The report tool the tests run on the files a run wrote: $HCPUMF_REPORT, else the
+/// `hcpumf-report` that the same cargo build put beside this test's own directory
+/// (`target/<profile>/deps/..`). It is another package of the workspace, so `cargo test
+/// --workspace` (scripts/test.sh) builds it; `cargo test -p hcpumf` alone may not.
+pub fn report_tool() -> PathBuf {
+    if let Ok(p) = std::env::var("HCPUMF_REPORT") {
+        return PathBuf::from(p);
+    }
+    let exe = std::env::current_exe().expect("test executable");
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("test executable in target/<profile>/deps");
+    let tool = dir.join(format!("hcpumf-report{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        tool.exists(),
+        "{} not built: run `cargo build --release -p hcpumf-report` (or `cargo test --workspace`)",
+        tool.display()
+    );
+    tool
+}
+
 static SEQ: AtomicU32 = AtomicU32::new(0);
 
 /// A fresh scratch directory.

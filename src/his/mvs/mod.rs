@@ -31,14 +31,14 @@ pub mod walk;
 pub use space::{ebcdic_char, Dat, Space};
 pub use walk::{walk, MapFilter};
 
-use crate::arch::cpu::CpuView;
-use crate::arch::storage::GuestStorage;
-use crate::his::map::MapEntry;
-use crate::his::time::{civil, day_of_year, unix_secs};
 use crate::host::model;
 use crate::host::run::last_view;
 use crate::host::storage::HostStorage;
 use blocks::{ASCBASID, PSAAOLD, PSATOLD};
+use hcpumf_arch::cpu::CpuView;
+use hcpumf_arch::storage::GuestStorage;
+use hcpumf_formats::map::MapEntry;
+use hcpumf_formats::time::{civil, day_of_year, unix_secs};
 
 /// The guest program parameter the z/OS dispatcher would load for the running work unit
 /// (z/OS "Sampling function output in a .SMP file"): bit 0 W = 0, bits 8-31 TCB address,

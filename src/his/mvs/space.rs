@@ -2,8 +2,8 @@
 //! with 2-KB or 4-KB pages and 64-KB or 1-MB segments; ESA/390), and EBCDIC names. Every
 //! access is translated and bounds-checked; an unmapped address is None, never a fault.
 
-use crate::arch::cpu::{Arch, CpuView};
-use crate::arch::storage::{AbsAddr, GuestStorage};
+use hcpumf_arch::cpu::{Arch, CpuView};
+use hcpumf_arch::storage::{AbsAddr, GuestStorage};
 
 /// Dynamic address translation of the guest, as far as MVS awareness needs it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

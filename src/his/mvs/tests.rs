@@ -5,7 +5,7 @@
 use super::blocks::*;
 use super::walk::MapFilter;
 use super::*;
-use crate::arch::storage::{AbsAddr, MemStorage};
+use hcpumf_arch::storage::{AbsAddr, MemStorage};
 
 fn put32(s: &MemStorage, a: u64, v: u32) {
     s.write(AbsAddr(a), &v.to_be_bytes()).unwrap();
@@ -255,7 +255,7 @@ fn walks_lpa_and_every_address_space() {
     assert!(notes.is_empty(), "{notes:?}");
     assert_eq!(got, expected(private_real), "{got:#?}");
     // The reader reads them back, job names included.
-    let m = crate::his::map::parse(&got.join("\n"));
+    let m = hcpumf_formats::map::parse(&got.join("\n"));
     assert!(m.problems.is_empty(), "{:?}", m.problems);
     assert_eq!(m.boundaries.len(), 4);
     assert_eq!(m.jobs.len(), 3);
@@ -289,7 +289,7 @@ fn s370_private_areas_are_read_through_their_own_segment_tables() {
         assert_eq!(own.translate(0x20000), Some(private_real(i)));
         assert_eq!(own.name(0x20000).unwrap().trim_end(), prog);
     }
-    let m = crate::his::map::parse(&lines(&s370(&s, 0), &MapFilter::default()).0.join("\n"));
+    let m = hcpumf_formats::map::parse(&lines(&s370(&s, 0), &MapFilter::default()).0.join("\n"));
     let at = |asid| m.module_at(asid, 0x20100).map(|e| e.name.clone());
     assert_eq!(
         (at(1), at(3), at(4), at(2)),

@@ -16,7 +16,7 @@
 
 use super::blocks::*;
 use super::space::Space;
-use crate::his::map::MapEntry;
+use hcpumf_formats::map::MapEntry;
 use std::collections::HashSet;
 
 /// Walk the guest's control blocks from the PSA of `common` (the CPU's own view: the

@@ -1,0 +1,362 @@
+//! The machine model the plugin presents: version numbers, counter-set sizes, CPU speed,
+//! sampling limits and the authorizations set by "external means" (SA23-2260, section 2).
+//!
+//! The model is chosen from the CPU-ID machine type Hercules reports through STIDP so that
+//! Linux's counter tables (selected by machine type and CFVN/CSVN) line up, and can be changed
+//! by module parameters or the `hcpumf set` console command ([`MachineModel::apply_settings`]).
+//! The model in force is kept by the host (`host::model::current`); everything here is pure.
+
+pub use hcpumf_formats::counter_sets::{CounterSet, CounterSets};
+
+/// The model-dependent values of the CPU-measurement facilities.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MachineModel {
+    /// CPU-ID machine type (STIDP) the model was derived from.
+    pub machine_type: u16,
+    /// Counter first version number (basic and problem-state sets).
+    pub cfvn: u16,
+    /// Counter second version number (crypto, extended, MT-diagnostic, coprocessor sets).
+    pub csvn: u16,
+    /// Number of extended counters installed (numbers 128 .. 128+n-1); at most the CSVN maximum.
+    pub extended_counters: u16,
+    /// CPU speed in cycles per microsecond (QSI bytes 44-47).
+    pub cpu_speed: u32,
+    /// Maximum CPU address at the basic machine level (QCTRI bytes 8-9).
+    pub max_cpu_address: u16,
+    /// Number of coprocessor groups installed (0: peripheral counter sets not installed).
+    pub coprocessor_groups: u16,
+    /// Counter sets authorized by external means on every CPU (including `COPROCESSOR_GROUP`).
+    pub counter_authorization: CounterSets,
+    /// Basic-sampling authorization (A_s).
+    pub basic_sampling_authorized: bool,
+    /// Diagnostic-sampling authorization (A_d).
+    pub diagnostic_sampling_authorized: bool,
+    /// Minimum sampling interval in CPU cycles (QSI bytes 8-15).
+    pub min_sampling_interval: u64,
+    /// Maximum sampling interval in CPU cycles (QSI bytes 16-23).
+    pub max_sampling_interval: u64,
+    /// Basic-sampling data-entry size (always 32 for format 0001).
+    pub bsdes: u16,
+    /// Diagnostic-sampling data-entry size of the emulator's format-8001 entry.
+    pub dsdes: u16,
+    /// Let S/370 and ESA/390 guests use the instructions too (off by default).
+    pub all_architectures: bool,
+    /// Store trailer timestamps in STORE CLOCK EXTENDED format (T = 1) rather than STCK.
+    pub stcke_timestamps: bool,
+}
+
+/// Highest sampling rate per CPU the plugin sustains (samples per second of CPU time);
+/// QSI's minimum interval is derived from it. Measured with scripts/bench.sh and the demo
+/// workload: at 20,000/s the effective rate is within 1-2% of the requested one; above
+/// ~30,000/s the scheduler's wake-ups can no longer keep every interval on a 2-core host.
+pub const MAX_SAMPLING_RATE: u64 = 20_000;
+/// Lowest sampling rate offered (samples per second); QSI's maximum interval.
+pub const MIN_SAMPLING_RATE: u64 = 1;
+
+impl MachineModel {
+    /// The model for a CPU-ID machine type: version numbers and speed of that IBM machine,
+    /// or a z10-compatible (1.1) model for types Linux has no tables for (Hercules' default
+    /// 0586 among them).
+    pub fn for_machine_type(machine_type: u16) -> MachineModel {
+        // (CFVN, CSVN, cycles per microsecond)
+        let (cfvn, csvn, speed) = match machine_type {
+            0x2097 | 0x2098 => (1, 1, 4404), // z10
+            0x2817 | 0x2818 => (1, 2, 5208), // z196 / z114
+            0x2827 | 0x2828 => (1, 2, 5504), // zEC12 / zBC12
+            0x2964 | 0x2965 => (1, 3, 5000), // z13 / z13s
+            0x3906 | 0x3907 => (1, 4, 5208), // z14
+            0x8561 | 0x8562 => (3, 6, 5200), // z15
+            0x3931 | 0x3932 => (3, 7, 5200), // z16
+            0x9175 | 0x9176 => (3, 8, 5500), // z17
+            _ => (1, 1, 4404),
+        };
+        let mut m = MachineModel {
+            machine_type,
+            cfvn,
+            csvn,
+            extended_counters: 0,
+            cpu_speed: speed,
+            max_cpu_address: 7,
+            coprocessor_groups: 1,
+            counter_authorization: CounterSets::CPU_SETS | CounterSets::COPROCESSOR_GROUP,
+            basic_sampling_authorized: true,
+            diagnostic_sampling_authorized: true,
+            min_sampling_interval: 0,
+            max_sampling_interval: 0,
+            bsdes: 32,
+            dsdes: 64,
+            all_architectures: false,
+            stcke_timestamps: true,
+        };
+        m.extended_counters = m.max_extended_counters();
+        m.set_cpu_speed(speed);
+        m
+    }
+
+    /// Change the CPU speed; the sampling-interval limits follow it.
+    pub fn set_cpu_speed(&mut self, speed: u32) {
+        let speed = speed.max(1);
+        self.cpu_speed = speed;
+        self.min_sampling_interval = (u64::from(speed) * 1_000_000 / MAX_SAMPLING_RATE).max(1);
+        self.max_sampling_interval = u64::from(speed) * 1_000_000 / MIN_SAMPLING_RATE;
+    }
+
+    /// Maximum number of extended counters for the CSVN (SA23-2260, Extended Counter Set).
+    pub fn max_extended_counters(&self) -> u16 {
+        match self.csvn {
+            0 => 0,
+            1 => 32,
+            2 => 48,
+            3..=5 => 128,
+            _ => 160,
+        }
+    }
+
+    /// Number of counters installed in a CPU counter set.
+    pub fn set_size(&self, set: CounterSet) -> u16 {
+        match set {
+            CounterSet::Basic => {
+                if self.cfvn >= 1 {
+                    6
+                } else {
+                    0
+                }
+            }
+            CounterSet::ProblemState => match self.cfvn {
+                1 => 6,
+                3.. => 2,
+                _ => 0,
+            },
+            CounterSet::CryptoActivity => match self.csvn {
+                1..=5 => 16,
+                6.. => 20,
+                _ => 0,
+            },
+            CounterSet::Extended => self.extended_counters.min(self.max_extended_counters()),
+            // No multithreading in Hercules: the MT-diagnostic set is not installed.
+            CounterSet::MtDiagnostic => 0,
+        }
+    }
+
+    /// The CPU counter sets installed in this model.
+    pub fn installed_sets(&self) -> CounterSets {
+        let mut s = CounterSets::empty();
+        for set in CounterSet::ALL {
+            if self.set_size(set) > 0 {
+                s |= set.bit();
+            }
+        }
+        if self.coprocessor_groups > 0 {
+            s |= CounterSets::COPROCESSOR_GROUP;
+        }
+        s
+    }
+
+    /// Sampling rate in samples per second for an interval (QSI programming note 2).
+    pub fn rate_for_interval(&self, interval: u64) -> u64 {
+        u64::from(self.cpu_speed) * 1_000_000 / interval.max(1)
+    }
+}
+
+impl MachineModel {
+    /// One line describing the model (the load banner, `hcpumf set` and `hcpumf status`).
+    pub fn summary(&self) -> String {
+        let m = self;
+        format!(
+            "machine type {:04X}, CFVN {} CSVN {}, CPU speed {} cycles/us, facilities 40 67 68 142, \
+             counter sets {} (authorized {}), sampling {}{} interval {}..{} cycles, {}",
+            m.machine_type,
+            m.cfvn,
+            m.csvn,
+            m.cpu_speed,
+            sets_text(m.installed_sets()),
+            sets_text(m.counter_authorization),
+            if m.basic_sampling_authorized {
+                "basic"
+            } else {
+                "-"
+            },
+            if m.diagnostic_sampling_authorized {
+                "+diagnostic"
+            } else {
+                ""
+            },
+            m.min_sampling_interval,
+            m.max_sampling_interval,
+            if m.all_architectures {
+                "all architectures"
+            } else {
+                "z/Architecture only"
+            }
+        )
+    }
+
+    /// Apply operator settings (`hcpumf set`, `HCPUMF_OPTIONS`: `model=`, `speed=`, `cfvn=`,
+    /// `csvn=`, `extended=`, `cgroups=`, `archs=`, `timestamp=`); nothing changes on error.
+    pub fn apply_settings(&mut self, words: &[String]) -> Result<(), String> {
+        let mut n = self.clone();
+        for w in words {
+            let Some((k, v)) = w.split_once('=') else {
+                return Err(format!("'{w}' is not KEY=VALUE"));
+            };
+            let k = k.to_ascii_lowercase();
+            match k.as_str() {
+                "model" | "type" => {
+                    let t = u16::from_str_radix(v.trim_start_matches("0x"), 16)
+                        .map_err(|_| format!("model '{v}' is not a 4-digit hex machine type"))?;
+                    let keep = (n.cpu_speed, n.all_architectures);
+                    n = MachineModel::for_machine_type(t);
+                    n.all_architectures = keep.1;
+                }
+                "speed" => {
+                    let s = parse_num(v)?;
+                    if !(1..=1_000_000).contains(&s) {
+                        return Err("speed must be 1..1000000 cycles per microsecond".into());
+                    }
+                    n.set_cpu_speed(s as u32);
+                }
+                "cfvn" => {
+                    let c = parse_num(v)?;
+                    if c != 1 && c != 3 {
+                        return Err(
+                            "cfvn must be 1 or 3 (the defined counter first versions)".into()
+                        );
+                    }
+                    n.cfvn = c as u16;
+                }
+                "csvn" => {
+                    let c = parse_num(v)?;
+                    if !(1..=8).contains(&c) {
+                        return Err("csvn must be 1..8".into());
+                    }
+                    n.csvn = c as u16;
+                    n.extended_counters = n.max_extended_counters();
+                }
+                "extended" => {
+                    let c = parse_num(v)?;
+                    if c > u64::from(n.max_extended_counters()) {
+                        return Err(format!(
+                            "extended must be 0..{} for CSVN {}",
+                            n.max_extended_counters(),
+                            n.csvn
+                        ));
+                    }
+                    n.extended_counters = c as u16;
+                }
+                "cgroups" => {
+                    let c = parse_num(v)?;
+                    if c > 1 {
+                        return Err("cgroups must be 0 (not installed) or 1".into());
+                    }
+                    n.coprocessor_groups = c as u16;
+                }
+                "archs" => match v.to_ascii_lowercase().as_str() {
+                    "z" => n.all_architectures = false,
+                    "all" => n.all_architectures = true,
+                    _ => return Err("archs must be z or all".into()),
+                },
+                "timestamp" => match v.to_ascii_lowercase().as_str() {
+                    "stck" => n.stcke_timestamps = false,
+                    "stcke" => n.stcke_timestamps = true,
+                    _ => return Err("timestamp must be stck or stcke".into()),
+                },
+                _ => return Err(format!("unknown keyword '{k}'")),
+            }
+        }
+        *self = n;
+        Ok(())
+    }
+}
+
+/// A decimal or 0x-prefixed hexadecimal number.
+pub fn parse_num(v: &str) -> Result<u64, String> {
+    let r = if let Some(h) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16)
+    } else {
+        v.parse::<u64>()
+    };
+    r.map_err(|_| format!("'{v}' is not a number"))
+}
+
+/// Counter sets as the console and the HIS messages show them (B,P,C,E,MT,CG).
+pub fn sets_text(s: CounterSets) -> String {
+    let mut v = Vec::new();
+    for (bit, name) in [
+        (CounterSets::BASIC, "B"),
+        (CounterSets::PROBLEM_STATE, "P"),
+        (CounterSets::CRYPTO, "C"),
+        (CounterSets::EXTENDED, "E"),
+        (CounterSets::MT_DIAG, "MT"),
+        (CounterSets::COPROCESSOR_GROUP, "CG"),
+    ] {
+        if s.contains(bit) {
+            v.push(name);
+        }
+    }
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(",")
+    }
+}
+
+impl Default for MachineModel {
+    fn default() -> Self {
+        MachineModel::for_machine_type(0x2097)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_sizes_follow_version_numbers() {
+        let z10 = MachineModel::for_machine_type(0x2097);
+        assert_eq!((z10.cfvn, z10.csvn), (1, 1));
+        assert_eq!(z10.set_size(CounterSet::Basic), 6);
+        assert_eq!(z10.set_size(CounterSet::ProblemState), 6);
+        assert_eq!(z10.set_size(CounterSet::CryptoActivity), 16);
+        assert_eq!(z10.set_size(CounterSet::Extended), 32);
+        let z16 = MachineModel::for_machine_type(0x3931);
+        assert_eq!((z16.cfvn, z16.csvn), (3, 7));
+        assert_eq!(z16.set_size(CounterSet::ProblemState), 2);
+        assert_eq!(z16.set_size(CounterSet::CryptoActivity), 20);
+        assert_eq!(z16.set_size(CounterSet::Extended), 160);
+    }
+
+    #[test]
+    fn sampling_limits_follow_speed() {
+        let mut m = MachineModel::default();
+        m.set_cpu_speed(1000);
+        assert_eq!(m.min_sampling_interval, 50_000);
+        assert_eq!(
+            m.rate_for_interval(m.min_sampling_interval),
+            MAX_SAMPLING_RATE
+        );
+        assert!(m.max_sampling_interval >= m.min_sampling_interval);
+    }
+
+    #[test]
+    fn counter_numbers_map_to_sets() {
+        assert_eq!(CounterSet::of_counter(1), Some(CounterSet::Basic));
+        assert_eq!(CounterSet::of_counter(33), Some(CounterSet::ProblemState));
+        assert_eq!(CounterSet::of_counter(83), Some(CounterSet::CryptoActivity));
+        assert_eq!(CounterSet::of_counter(287), Some(CounterSet::Extended));
+        assert_eq!(CounterSet::of_counter(448), Some(CounterSet::MtDiagnostic));
+        assert_eq!(CounterSet::of_counter(496), None);
+    }
+
+    #[test]
+    fn bad_settings_change_nothing() {
+        let mut m = MachineModel::default();
+        let before = m.clone();
+        let words = vec!["speed=1000".to_string(), "bogus=1".to_string()];
+        assert!(m.apply_settings(&words).is_err());
+        assert_eq!(m, before);
+        assert!(m.apply_settings(&["speed=0".to_string()]).is_err());
+        assert!(m.apply_settings(&["csvn=9".to_string()]).is_err());
+        assert!(m.apply_settings(&["speed=1000".to_string()]).is_ok());
+        assert_eq!(m.cpu_speed, 1000);
+    }
+}
