@@ -20,3 +20,15 @@ echo "hcpumf-report builds from: $(grep -c . <<<"$deps") crates, none of them th
 cargo test --locked --release -p hcpumf-formats -p hcpumf-report --lib --bins --test report_cli
 cargo install --locked --quiet --path crates/report --root "$tmp"
 "$tmp/bin/hcpumf-report" --version
+
+# Windows and macOS: type-check the report and everything it uses for those targets (no
+# cross linker here, so no binary), when rustup can provide their standard libraries.
+for t in x86_64-pc-windows-gnu x86_64-apple-darwin; do
+  if command -v rustup >/dev/null && { rustup target list --installed | grep -qx "$t" \
+       || timeout 300 rustup target add "$t" >/dev/null 2>&1; }; then
+    cargo check --locked --quiet -p hcpumf-formats -p hcpumf-report --all-targets --target "$t"
+    echo "hcpumf-report type-checks for $t"
+  else
+    echo "SKIPPED: hcpumf-report for $t (rustup could not install that target's standard library)"
+  fi
+done
