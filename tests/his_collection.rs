@@ -3,7 +3,7 @@
 //! layouts), MVS awareness names the job and modules, and the report tool reads them back.
 mod common;
 use common::*;
-use hcpumf_formats::{cnt, int, map, smp};
+use hcpumf_formats::{cnt, int, map, sdb, smp};
 use std::path::Path;
 
 #[test]
@@ -29,13 +29,13 @@ fn collection_files_match_the_workload() {
     let smp_files = files(&out_dir, ".SMP.");
     assert_eq!(smp_files.len(), 1, "one CPU, one file");
     let bytes = std::fs::read(&smp_files[0]).expect("read .SMP");
-    assert_eq!(bytes.len() % smp::BLOCK, 0);
-    let blocks = bytes.len() / smp::BLOCK;
-    for (i, b) in bytes.chunks(smp::BLOCK).enumerate() {
-        let t = smp::Trailer::decode(&b[smp::TRAILER..]);
-        assert_eq!((t.bsdes, t.dsdes), (32, 64), "block {i}");
-        assert!(t.stcke);
-        assert_eq!(t.full, i + 1 < blocks, "only the last block is partial");
+    assert_eq!(bytes.len() % sdb::BLOCK_4K, 0);
+    let blocks = bytes.len() / sdb::BLOCK_4K;
+    for (i, b) in bytes.chunks(sdb::BLOCK_4K).enumerate() {
+        let t = smp::Trailer::decode(&b[sdb::TRAILER_4K..]);
+        assert_eq!((t.header.bsdes, t.header.dsdes), (32, 64), "block {i}");
+        assert!(t.extended());
+        assert_eq!(t.full(), i + 1 < blocks, "only the last block is partial");
     }
     let mut shares = [0u64; 3];
     let mut problem = [0u64; 3];
@@ -49,7 +49,7 @@ fn collection_files_match_the_workload() {
             _ => return,
         };
         shares[r] += 1;
-        if s.problem {
+        if s.problem_state {
             problem[r] += 1;
         }
         // MVS awareness: TCB in bits 8-31, home ASID 21 in bits 33-47.
@@ -363,7 +363,7 @@ fn a_run_still_going_when_hercules_stops_is_written_out() {
     assert_eq!(smp_files.len(), 1);
     let len = std::fs::metadata(&smp_files[0]).expect("smp").len();
     assert!(
-        len > 0 && len % smp::BLOCK as u64 == 0,
+        len > 0 && len % sdb::BLOCK_4K as u64 == 0,
         "whole blocks: {len}"
     );
 }
@@ -482,7 +482,7 @@ fn four_cpus_give_one_smp_file_each() {
     assert_eq!(names, vec!["0", "1", "2", "3"], "{smp_files:?}");
     for f in &smp_files {
         let bytes = std::fs::read(f).expect("smp");
-        assert!(bytes.len() >= 2 * smp::BLOCK && bytes.len() % smp::BLOCK == 0);
+        assert!(bytes.len() >= 2 * sdb::BLOCK_4K && bytes.len() % sdb::BLOCK_4K == 0);
         let sum = smp::scan(&bytes[..], &mut |_| {}).expect("scan");
         assert!(sum.problems.is_empty(), "{f:?}: {:?}", sum.problems);
     }
@@ -513,7 +513,7 @@ fn every_online_cpu_gets_its_smp_file_at_begin() {
     let smp_files = files(&out_dir, ".SMP.");
     assert_eq!(smp_files.len(), 2, "{smp_files:?}");
     let len = |p: &Path| std::fs::metadata(p).expect("smp").len();
-    assert!(len(&smp_files[0]) >= smp::BLOCK as u64);
+    assert!(len(&smp_files[0]) >= sdb::BLOCK_4K as u64);
     assert_eq!(len(&smp_files[1]), 0);
     let rep = std::process::Command::new(report_tool())
         .arg(&out_dir)

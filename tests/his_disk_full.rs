@@ -4,7 +4,7 @@
 //! a file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored) that Hercules inherits.
 mod common;
 use common::*;
-use hcpumf_formats::{cnt, map, smp};
+use hcpumf_formats::{cnt, map, sdb, smp};
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Mutex;
@@ -120,11 +120,16 @@ fn a_full_disk_leaves_whole_files_and_says_so() {
         !bytes.is_empty(),
         "some blocks were written before the disk filled"
     );
-    assert_eq!(bytes.len() % smp::BLOCK, 0, "whole blocks: {}", bytes.len());
-    for (i, b) in bytes.chunks(smp::BLOCK).enumerate() {
-        let t = smp::Trailer::decode(&b[smp::TRAILER..]);
-        assert!(t.full, "block {i} is a full block");
-        assert_eq!((t.bsdes, t.dsdes), (32, 64), "block {i}");
+    assert_eq!(
+        bytes.len() % sdb::BLOCK_4K,
+        0,
+        "whole blocks: {}",
+        bytes.len()
+    );
+    for (i, b) in bytes.chunks(sdb::BLOCK_4K).enumerate() {
+        let t = smp::Trailer::decode(&b[sdb::TRAILER_4K..]);
+        assert!(t.full(), "block {i} is a full block");
+        assert_eq!((t.header.bsdes, t.header.dsdes), (32, 64), "block {i}");
     }
     let (mut n, mut demojob) = (0u64, 0u64);
     let sum = smp::scan(&bytes[..], &mut |s| {
@@ -139,7 +144,7 @@ fn a_full_disk_leaves_whole_files_and_says_so() {
     .expect("scan");
     assert!(demojob > n / 2, "{demojob} of {n} samples in the workload");
     assert!(sum.problems.is_empty(), "{:?}", sum.problems);
-    assert_eq!(n, (bytes.len() / smp::BLOCK) as u64 * 126);
+    assert_eq!(n, (bytes.len() / sdb::BLOCK_4K) as u64 * 126);
 
     // .CNT: whole, with the counters of the whole run (sampling stopped, counting did not).
     let cnt_files = files(&disk.dir, ".CNT");
@@ -200,7 +205,7 @@ fn dataloss_stop_ends_the_run_when_the_disk_fills() {
         "{log}"
     );
     let bytes = std::fs::read(&files(&disk.dir, ".SMP.")[0]).expect("smp");
-    assert!(!bytes.is_empty() && bytes.len() % smp::BLOCK == 0);
+    assert!(!bytes.is_empty() && bytes.len() % sdb::BLOCK_4K == 0);
     let c = cnt::parse(&std::fs::read_to_string(&files(&disk.dir, ".CNT")[0]).expect("cnt"));
     assert!(c.problems.is_empty(), "{:?}", c.problems);
     // Counting ended with the run: well before the workload's 1.2 G instructions.

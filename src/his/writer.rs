@@ -2,8 +2,9 @@
 //! when a write fails (disk full, file too large) cuts the file back to its last whole
 //! block, stops sampling and says so at once.
 
-use crate::host::run::{self, Block, BLOCK};
+use crate::host::run::{self, Block};
 use crate::host::services::log;
+use hcpumf_formats::sdb::BLOCK_4K;
 use hcpumf_formats::smp;
 use std::fs::File;
 use std::io::Write;
@@ -98,7 +99,7 @@ fn writer_loop(
         if let Err(e) = f.write_all(&block) {
             // Keep the file whole up to the last complete block, stop sampling (further
             // blocks could not be written) and say so now.
-            let _ = f.set_len(rep.blocks[c] * BLOCK as u64);
+            let _ = f.set_len(rep.blocks[c] * BLOCK_4K as u64);
             rep.lost_samples += samples_in(&block);
             run::stop_sampling();
             let e = format!(

@@ -16,8 +16,6 @@ use hcpumf_arch::storage::GuestStorage;
 use std::sync::atomic::Ordering;
 use std::sync::{mpsc, Mutex, OnceLock};
 
-pub use crate::host::run_cpu::BLOCK;
-
 /// A full (or, at the end, partial) block of CPU `cpu`.
 pub struct Block {
     pub cpu: u16,

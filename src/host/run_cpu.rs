@@ -4,56 +4,27 @@
 
 use hcpumf_arch::cpu::CpuView;
 use hcpumf_arch::model::MachineModel;
-use hcpumf_arch::sampling::{basic_entry_bytes, diagnostic_entry_bytes, TrailerFlags};
+use hcpumf_arch::sampling::data_entry;
+use hcpumf_formats::sdb::{BlockWriter, Timestamp};
 use std::sync::Mutex;
-
-/// Size of a sample-data block of a run (SA23-2260 maximum-buffer-size indicator 0).
-pub const BLOCK: usize = 4096;
-/// Size of the trailer at the end of a block.
-const TRAILER: usize = 64;
 
 /// What a run keeps per CPU. The locks are the CPU thread's own but for the moments the
 /// run begins and ends.
 #[derive(Default)]
 pub struct RunCpu {
-    buffer: Mutex<RunBuffer>,
+    buffer: Mutex<BlockWriter>,
     last_seen: Mutex<Option<(CpuView, u64, u64)>>,
 }
 
-/// The block a CPU is filling.
-struct RunBuffer {
-    block: Vec<u8>,
-    used: usize,
-    overflow: u64,
-}
-
-impl Default for RunBuffer {
-    fn default() -> Self {
-        RunBuffer {
-            block: vec![0; BLOCK],
-            used: 0,
-            overflow: 0,
-        }
-    }
-}
-
-impl RunBuffer {
-    /// Finish the block being filled: trailer with F, T (STCKE), sizes, overflow and
-    /// timestamp; start a new one.
-    fn seal(&mut self, m: &MachineModel, tod: u64) -> Vec<u8> {
-        let mut block = std::mem::replace(&mut self.block, vec![0; BLOCK]);
-        let t = BLOCK - TRAILER;
-        block[t] = (TrailerFlags::F | TrailerFlags::T).bits();
-        block[t + 4..t + 6].copy_from_slice(&m.bsdes.to_be_bytes());
-        block[t + 6..t + 8].copy_from_slice(&m.dsdes.to_be_bytes());
-        block[t + 8..t + 16].copy_from_slice(&self.overflow.to_be_bytes());
-        // STCKE: epoch index 0, then TOD bits 0-63 in bytes 1-8.
-        block[t + 16] = 0;
-        block[t + 17..t + 25].copy_from_slice(&tod.to_be_bytes());
-        self.used = 0;
-        self.overflow = 0;
-        block
-    }
+/// Finish the block being filled: its trailer with F, the model's BSDES and DSDES, the
+/// overflow count and the timestamp in the model's format; a new block starts.
+fn seal(b: &mut BlockWriter, m: &MachineModel, full: bool, tod: u64) -> Vec<u8> {
+    b.seal(
+        full,
+        m.bsdes,
+        m.dsdes,
+        Timestamp::of_tod(tod, m.stcke_timestamps),
+    )
 }
 
 impl RunCpu {
@@ -61,7 +32,7 @@ impl RunCpu {
     /// ticks see, not from an earlier run's).
     pub fn reset(&self) {
         if let Ok(mut b) = self.buffer.lock() {
-            *b = RunBuffer::default();
+            *b = BlockWriter::default();
         }
         if let Ok(mut l) = self.last_seen.lock() {
             *l = None;
@@ -93,38 +64,25 @@ impl RunCpu {
         diagnostic: bool,
         tod: impl FnOnce() -> u64,
     ) -> Option<Vec<u8>> {
-        let bsdes = usize::from(m.bsdes);
-        let dsdes = usize::from(m.dsdes);
-        let size = if diagnostic { bsdes + dsdes } else { bsdes };
+        // Basic with the guest program parameter (H = 0), or combined.
+        let entry = data_entry(m, view, unique, true, diagnostic, gpp, false);
         let mut b = self.buffer.lock().ok()?;
-        let full = (b.used + size > BLOCK - TRAILER).then(|| b.seal(m, tod()));
-        let at = b.used;
-        let entry = basic_entry_bytes(view, unique, gpp, 0, false);
-        b.block[at..at + bsdes].copy_from_slice(&entry[..bsdes]);
-        if diagnostic {
-            let d = diagnostic_entry_bytes(m, view);
-            let n = d.len().min(dsdes);
-            b.block[at + bsdes..at + bsdes + n].copy_from_slice(&d[..n]);
-        }
-        b.used += size;
+        let full = (!b.fits(entry.len())).then(|| seal(&mut b, m, true, tod()));
+        b.push(&entry);
         full
     }
 
     /// The partial block at the end of a run (F off), if it holds any entry.
     pub fn take_partial(&self, m: &MachineModel, tod: u64) -> Option<Vec<u8>> {
         let mut b = self.buffer.lock().ok()?;
-        if b.used == 0 {
-            return None;
-        }
-        let mut bytes = b.seal(m, tod);
-        bytes[BLOCK - TRAILER] &= !TrailerFlags::F.bits();
-        Some(bytes)
+        (b.used() > 0).then(|| seal(&mut b, m, false, tod))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hcpumf_formats::sdb::TRAILER_4K;
     use hcpumf_formats::smp;
 
     /// The blocks read back as the .SMP reader (and z/OS's layout) expects: 126 basic
@@ -145,12 +103,15 @@ mod tests {
             }
         }
         assert_eq!(full.len(), 1, "the 127th entry starts a second block");
-        let t = smp::Trailer::decode(&full[0][smp::TRAILER..]);
-        assert!(t.full && t.stcke);
-        assert_eq!((t.bsdes, t.dsdes, t.tod), (32, m.dsdes, 0x1234));
+        let t = smp::Trailer::decode(&full[0][TRAILER_4K..]);
+        assert!(t.full() && t.extended());
+        assert_eq!(
+            (t.header.bsdes, t.header.dsdes, t.tod()),
+            (32, m.dsdes, 0x1234)
+        );
         let last = run.take_partial(&m, 0x5678).expect("4 entries left");
-        let t = smp::Trailer::decode(&last[smp::TRAILER..]);
-        assert!(!t.full);
+        let t = smp::Trailer::decode(&last[TRAILER_4K..]);
+        assert!(!t.full());
         let mut n = 0;
         let sum = smp::scan(&[full[0].clone(), last].concat()[..], &mut |_| n += 1).unwrap();
         assert!(sum.problems.is_empty(), "{:?}", sum.problems);

@@ -18,6 +18,7 @@ pub mod cnt;
 pub mod counter_sets;
 pub mod int;
 pub mod map;
+pub mod sdb;
 pub mod smp;
 pub mod text;
 pub mod time;

@@ -1,59 +1,13 @@
 //! `.SMP.cpu#` files: raw 4-KB sample-data blocks (z/OS "Sampling function output in a .SMP
 //! file"; SA23-2260 Figures 2-17 and 2-25): data entries from offset 0, a 64-byte trailer at
-//! offset 4032. The reader streams the file with a fixed buffer (memory use does not grow
+//! offset 4032, decoded with the sample-data-block codec ([`crate::sdb`]). The reader streams the file with a fixed buffer (memory use does not grow
 //! with the file) and never panics: damaged blocks and entries are counted and reported with
 //! their file offsets.
 
+use crate::sdb::{BlockWriter, Dsde, Timestamp, BLOCK_4K, BSDE_SIZE, TRAILER_4K};
 use std::io::Read;
 
-/// Size of a sample-data block in a .SMP file.
-pub const BLOCK: usize = 4096;
-/// Offset of the trailer in a block.
-pub const TRAILER: usize = BLOCK - 64;
-
-/// The fields of a basic-sampling data entry a report needs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Sample {
-    /// U: unique instructions at the sampling point (bits 20-23).
-    pub unique: u8,
-    pub ia: u64,
-    pub asn: u16,
-    pub problem: bool,
-    pub wait: bool,
-    pub invalid: bool,
-    pub gpp: u64,
-    pub hpp: u64,
-}
-
-/// The trailer of a block.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Trailer {
-    pub full: bool,
-    pub alert: bool,
-    pub stcke: bool,
-    pub bsdes: u16,
-    pub dsdes: u16,
-    pub overflow: u64,
-    /// TOD clock bits 0-63 when the block became full.
-    pub tod: u64,
-}
-
-impl Trailer {
-    /// Decode the 64-byte trailer.
-    pub fn decode(t: &[u8]) -> Trailer {
-        let be64 = |k: usize| u64::from_be_bytes(t[k..k + 8].try_into().unwrap_or([0; 8]));
-        let stcke = t[0] & 0x20 != 0;
-        Trailer {
-            full: t[0] & 0x80 != 0,
-            alert: t[0] & 0x40 != 0,
-            stcke,
-            bsdes: u16::from_be_bytes([t[4], t[5]]),
-            dsdes: u16::from_be_bytes([t[6], t[7]]),
-            overflow: be64(8),
-            tod: if stcke { be64(17) } else { be64(16) },
-        }
-    }
-}
+pub use crate::sdb::{Bsde, Trailer};
 
 /// A damaged part of a file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,24 +47,24 @@ pub trait Visitor {
     #[inline]
     fn block(&mut self, _trailer: &Trailer, _offset: u64) {}
     /// A basic entry of the block.
-    fn sample(&mut self, s: &Sample);
+    fn sample(&mut self, s: &Bsde);
     /// The block's entries are done.
     #[inline]
     fn block_end(&mut self) {}
 }
 
 /// A closure as a visitor of samples only.
-struct Each<'a>(&'a mut dyn FnMut(&Sample));
+struct Each<'a>(&'a mut dyn FnMut(&Bsde));
 
 impl Visitor for Each<'_> {
     #[inline]
-    fn sample(&mut self, s: &Sample) {
+    fn sample(&mut self, s: &Bsde) {
         (self.0)(s)
     }
 }
 
 /// Scan one block (at file offset `base`), calling `f` for every valid basic entry.
-pub fn scan_block(block: &[u8], base: u64, sum: &mut ScanSummary, f: &mut dyn FnMut(&Sample)) {
+pub fn scan_block(block: &[u8], base: u64, sum: &mut ScanSummary, f: &mut dyn FnMut(&Bsde)) {
     scan_block_with(block, base, sum, &mut Each(f))
 }
 
@@ -118,24 +72,24 @@ pub fn scan_block(block: &[u8], base: u64, sum: &mut ScanSummary, f: &mut dyn Fn
 #[inline]
 pub fn scan_block_with<V: Visitor>(block: &[u8], base: u64, sum: &mut ScanSummary, v: &mut V) {
     sum.blocks += 1;
-    let t = Trailer::decode(&block[TRAILER..]);
-    sum.overflow = sum.overflow.wrapping_add(t.overflow);
+    let t = Trailer::decode(&block[TRAILER_4K..]);
+    sum.overflow = sum.overflow.wrapping_add(t.header.overflow);
     // Files written before BSDES/DSDES were stored in trailers have zeros there.
-    let bsdes = if t.bsdes == 0 {
-        32
+    let bsdes = if t.header.bsdes == 0 {
+        BSDE_SIZE
     } else {
-        usize::from(t.bsdes)
+        usize::from(t.header.bsdes)
     };
-    let dsdes = usize::from(t.dsdes);
-    if bsdes != 32 {
+    let dsdes = usize::from(t.header.dsdes);
+    if bsdes != BSDE_SIZE {
         sum.problem(
-            base + TRAILER as u64 + 4,
-            format!("trailer says BSDES {bsdes}, not 32"),
+            base + TRAILER_4K as u64 + 4,
+            format!("trailer says BSDES {bsdes}, not {BSDE_SIZE}"),
         );
         return;
     }
     v.block(&t, base);
-    let data = &block[..TRAILER];
+    let data = &block[..TRAILER_4K];
     let mut off = 0usize;
     // Did a basic entry just end at `off` (a diagnostic entry there makes a combined one)?
     let mut after_basic = false;
@@ -143,38 +97,20 @@ pub fn scan_block_with<V: Visitor>(block: &[u8], base: u64, sum: &mut ScanSummar
         // Runs of basic entries (and combined ones): one bounds check per entry, the fields
         // at fixed offsets.
         while let Some(e) = data
-            .get(off..off + 32)
-            .and_then(|e| <&[u8; 32]>::try_from(e).ok())
+            .get(off..off + BSDE_SIZE)
+            .and_then(|e| <&[u8; BSDE_SIZE]>::try_from(e).ok())
         {
-            if e[0] == 0 && e[1] == 1 {
-                let be64 = |k: usize| {
-                    u64::from_be_bytes([
-                        e[k],
-                        e[k + 1],
-                        e[k + 2],
-                        e[k + 3],
-                        e[k + 4],
-                        e[k + 5],
-                        e[k + 6],
-                        e[k + 7],
-                    ])
-                };
-                let s = Sample {
-                    unique: e[2] & 0x0F,
-                    ia: be64(8),
-                    asn: u16::from_be_bytes([e[6], e[7]]),
-                    problem: e[3] & 0x08 != 0,
-                    wait: e[3] & 0x10 != 0,
-                    invalid: e[3] & 0x01 != 0,
-                    gpp: be64(16),
-                    hpp: be64(24),
-                };
+            if Bsde::is_bsde(e) {
+                let s = Bsde::decode_bsde(e);
                 sum.invalid += u64::from(s.invalid);
                 sum.samples += u64::from(!s.invalid);
                 v.sample(&s);
-                off += 32;
+                off += BSDE_SIZE;
                 after_basic = true;
-            } else if after_basic && dsdes > 0 && e[0] & 0x80 != 0 {
+            } else if after_basic
+                && dsdes > 0
+                && Dsde::is_dsde_format(u16::from_be_bytes([e[0], e[1]]))
+            {
                 // The diagnostic entry of a combined entry.
                 sum.diagnostic += 1;
                 off += dsdes;
@@ -183,21 +119,21 @@ pub fn scan_block_with<V: Visitor>(block: &[u8], base: u64, sum: &mut ScanSummar
                 break;
             }
         }
-        if off + 2 > TRAILER {
+        if off + 2 > TRAILER_4K {
             break;
         }
         let def = u16::from_be_bytes([data[off], data[off + 1]]);
         match def {
             0 => break,
-            _ if after_basic && dsdes > 0 && def & 0x8000 != 0 => {
+            _ if after_basic && dsdes > 0 && Dsde::is_dsde_format(def) => {
                 sum.diagnostic += 1;
                 off += dsdes;
             }
-            0x0001 => {
+            crate::sdb::BSDE_FORMAT => {
                 sum.problem(base + off as u64, "basic entry overlaps the trailer".into());
                 break;
             }
-            d if d >= 0x8001 && dsdes > 0 => {
+            d if d > 0x8000 && dsdes > 0 => {
                 sum.diagnostic += 1;
                 off += dsdes;
             }
@@ -215,7 +151,7 @@ pub fn scan_block_with<V: Visitor>(block: &[u8], base: u64, sum: &mut ScanSummar
 }
 
 /// Stream a .SMP file, calling `f` for every basic entry.
-pub fn scan<R: Read>(r: R, f: &mut dyn FnMut(&Sample)) -> std::io::Result<ScanSummary> {
+pub fn scan<R: Read>(r: R, f: &mut dyn FnMut(&Bsde)) -> std::io::Result<ScanSummary> {
     scan_with(r, &mut Each(f))
 }
 
@@ -229,7 +165,7 @@ const READ_BLOCKS: usize = 16;
 /// Stream a .SMP file through a visitor, with a fixed buffer of [`READ_BLOCKS`] blocks.
 pub fn scan_with<R: Read, V: Visitor>(mut r: R, v: &mut V) -> std::io::Result<ScanSummary> {
     let mut sum = ScanSummary::default();
-    let mut buf = vec![0u8; READ_BLOCKS * BLOCK];
+    let mut buf = vec![0u8; READ_BLOCKS * BLOCK_4K];
     let mut base = 0u64;
     let mut have = 0usize;
     loop {
@@ -242,9 +178,9 @@ pub fn scan_with<R: Read, V: Visitor>(mut r: R, v: &mut V) -> std::io::Result<Sc
             break;
         }
         have += n;
-        let whole = have / BLOCK * BLOCK;
-        for (i, block) in buf[..whole].chunks_exact(BLOCK).enumerate() {
-            scan_block_with(block, base + (i * BLOCK) as u64, &mut sum, v);
+        let whole = have / BLOCK_4K * BLOCK_4K;
+        for (i, block) in buf[..whole].chunks_exact(BLOCK_4K).enumerate() {
+            scan_block_with(block, base + (i * BLOCK_4K) as u64, &mut sum, v);
         }
         base += whole as u64;
         buf.copy_within(whole..have, 0);
@@ -266,13 +202,13 @@ pub fn first_and_last<R: Read + std::io::Seek>(
 ) -> std::io::Result<Option<(Trailer, Trailer)>> {
     use std::io::SeekFrom;
     let len = r.seek(SeekFrom::End(0))?;
-    let blocks = len / BLOCK as u64;
+    let blocks = len / BLOCK_4K as u64;
     if blocks == 0 {
         return Ok(None);
     }
-    let mut t = [0u8; BLOCK - TRAILER];
+    let mut t = [0u8; BLOCK_4K - TRAILER_4K];
     let mut at = |r: &mut R, block: u64| -> std::io::Result<Trailer> {
-        r.seek(SeekFrom::Start(block * BLOCK as u64 + TRAILER as u64))?;
+        r.seek(SeekFrom::Start(block * BLOCK_4K as u64 + TRAILER_4K as u64))?;
         r.read_exact(&mut t)?;
         Ok(Trailer::decode(&t))
     };
@@ -281,40 +217,28 @@ pub fn first_and_last<R: Read + std::io::Seek>(
     Ok(Some((first, last)))
 }
 
-/// Build one block from basic entries (for tests and the benchmark generator).
-pub fn make_block(entries: &[Sample], full: bool, overflow: u64, tod: u64) -> Vec<u8> {
-    let mut b = vec![0u8; BLOCK];
-    for (i, s) in entries.iter().take(TRAILER / 32).enumerate() {
-        let e = &mut b[i * 32..i * 32 + 32];
-        e[1] = 1;
-        e[2] = s.unique & 0x0F;
-        e[3] = if s.problem { 0x08 } else { 0 }
-            | if s.wait { 0x10 } else { 0 }
-            | if s.invalid { 0x01 } else { 0 };
-        e[4] = 0x40;
-        e[6..8].copy_from_slice(&s.asn.to_be_bytes());
-        e[8..16].copy_from_slice(&s.ia.to_be_bytes());
-        e[16..24].copy_from_slice(&s.gpp.to_be_bytes());
-        e[24..32].copy_from_slice(&s.hpp.to_be_bytes());
+/// Build one block from basic entries (for tests and the benchmark generator), as a HIS
+/// run writes it: BSDES 32, DSDES 64, a STCKE timestamp of `tod`.
+pub fn make_block(entries: &[Bsde], full: bool, overflow: u64, tod: u64) -> Vec<u8> {
+    let mut w = BlockWriter::default();
+    for s in entries {
+        if !w.push(&s.encode()) {
+            break;
+        }
     }
-    let t = &mut b[TRAILER..];
-    t[0] = if full { 0xA0 } else { 0x20 };
-    t[4..6].copy_from_slice(&32u16.to_be_bytes());
-    t[6..8].copy_from_slice(&64u16.to_be_bytes());
-    t[8..16].copy_from_slice(&overflow.to_be_bytes());
-    t[17..25].copy_from_slice(&tod.to_be_bytes());
-    b
+    w.overflow = overflow;
+    w.seal(full, BSDE_SIZE as u16, 64, Timestamp::of_tod(tod, true))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn sample(ia: u64) -> Sample {
-        Sample {
+    fn sample(ia: u64) -> Bsde {
+        Bsde {
             ia,
-            asn: 0x21,
-            problem: true,
+            primary_asn: 0x21,
+            problem_state: true,
             ..Default::default()
         }
     }
@@ -322,7 +246,7 @@ mod tests {
     #[test]
     fn round_trip_and_damage_with_offsets() {
         let mut file = Vec::new();
-        let s: Vec<Sample> = (0..126).map(|i| sample(0x1000 + i)).collect();
+        let s: Vec<Bsde> = (0..126).map(|i| sample(0x1000 + i)).collect();
         file.extend(make_block(&s, true, 3, 7));
         let mut bad = make_block(&s[..2], false, 0, 0);
         bad[64] = 0x12; // unknown format code at block offset 64
@@ -339,7 +263,7 @@ mod tests {
         assert_eq!(sum.problems[0].offset, 4096 + 64);
         assert!(sum.problems[0].what.contains("1234"));
         assert_eq!(sum.problems[1].offset, 8192);
-        assert_eq!(Trailer::decode(&file[TRAILER..BLOCK]).tod, 7);
+        assert_eq!(Trailer::decode(&file[TRAILER_4K..BLOCK_4K]).tod(), 7);
     }
 
     /// A visitor sees each block's trailer before its entries and the end of each block;
@@ -349,9 +273,9 @@ mod tests {
         struct V(Vec<String>);
         impl Visitor for V {
             fn block(&mut self, t: &Trailer, offset: u64) {
-                self.0.push(format!("block {offset} tod {}", t.tod));
+                self.0.push(format!("block {offset} tod {}", t.tod()));
             }
-            fn sample(&mut self, s: &Sample) {
+            fn sample(&mut self, s: &Bsde) {
                 self.0.push(format!("{:X}", s.ia));
             }
             fn block_end(&mut self) {
@@ -379,7 +303,7 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(
-            (first.tod, last.tod, first.full, last.full),
+            (first.tod(), last.tod(), first.full(), last.full()),
             (100, 250, true, false)
         );
         assert!(first_and_last(std::io::Cursor::new(&file[..100]))
@@ -410,10 +334,10 @@ mod tests {
         let blocks = 3 * READ_BLOCKS + 5;
         let mut file = Vec::new();
         for b in 0..blocks as u64 {
-            let s: Vec<Sample> = (0..126).map(|i| sample(b * 1000 + i)).collect();
+            let s: Vec<Bsde> = (0..126).map(|i| sample(b * 1000 + i)).collect();
             file.extend(make_block(&s, true, 0, b));
         }
-        let bad = (2 * READ_BLOCKS + 1) * BLOCK + 96;
+        let bad = (2 * READ_BLOCKS + 1) * BLOCK_4K + 96;
         file[bad] = 0x12;
         let mut seen = Vec::new();
         let r = Pieces {
@@ -470,7 +394,7 @@ mod tests {
         assert!(sum.problems[0].what.contains("8000"));
         // A basic entry cut by the trailer.
         let mut c = make_block(&[], true, 0, 9);
-        c[TRAILER - 16 + 1] = 1;
+        c[TRAILER_4K - 16 + 1] = 1;
         let sum = scan(&c[..], &mut |_| {}).unwrap();
         assert!(
             sum.problems.is_empty(),
@@ -480,7 +404,7 @@ mod tests {
         // With 48-byte diagnostic entries: basic + diagnostic, then 123 basic entries to
         // 4016, where one more would overlap the trailer.
         let mut c = make_block(&[], true, 0, 9);
-        c[TRAILER + 6..TRAILER + 8].copy_from_slice(&48u16.to_be_bytes());
+        c[TRAILER_4K + 6..TRAILER_4K + 8].copy_from_slice(&48u16.to_be_bytes());
         basic(&mut c, 0, 1);
         c[32] = 0x80;
         c[33] = 0x01;

@@ -40,7 +40,7 @@ fn read(path: &Path) -> Result<Vec<u8>, ReportError> {
 
 /// Which samples a report takes.
 trait Pass {
-    fn pass(&self, s: &smp::Sample) -> bool;
+    fn pass(&self, s: &smp::Bsde) -> bool;
 }
 
 /// Every sample.
@@ -48,7 +48,7 @@ struct All;
 
 impl Pass for All {
     #[inline]
-    fn pass(&self, _: &smp::Sample) -> bool {
+    fn pass(&self, _: &smp::Bsde) -> bool {
         true
     }
 }
@@ -62,9 +62,9 @@ struct Filter {
 
 impl Pass for &Filter {
     #[inline]
-    fn pass(&self, s: &smp::Sample) -> bool {
+    fn pass(&self, s: &smp::Bsde) -> bool {
         !(self.asid.is_some_and(|a| a != asid_of(s))
-            || self.problem.is_some_and(|p| p != s.problem)
+            || self.problem.is_some_and(|p| p != s.problem_state)
             || self.range.is_some_and(|(lo, hi)| s.ia < lo || s.ia > hi))
     }
 }
@@ -132,7 +132,7 @@ impl<P: Pass, S: Sink> smp::Visitor for Stream<'_, P, S> {
     }
 
     #[inline]
-    fn sample(&mut self, s: &smp::Sample) {
+    fn sample(&mut self, s: &smp::Bsde) {
         if self.pass.pass(s) {
             let i = self.addrs.add_same_cpu(s);
             self.sink.sample(i, self.addrs);
@@ -207,8 +207,8 @@ fn time_span(smp: &[&(u16, PathBuf)], counters: &[(PathBuf, cnt::CntFile)]) -> (
             continue;
         };
         if let Ok(Some((a, b))) = smp::first_and_last(f) {
-            first = first.min(a.tod);
-            last = last.max(b.tod);
+            first = first.min(a.tod());
+            last = last.max(b.tod());
         }
     }
     if first > last {

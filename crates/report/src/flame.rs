@@ -104,7 +104,7 @@ pub fn svg(stacks: &[(String, u64)]) -> Option<String> {
 mod tests {
     use super::*;
     use crate::samples::Tag;
-    use hcpumf_formats::smp::Sample;
+    use hcpumf_formats::smp::Bsde;
 
     #[test]
     fn stacks_follow_state_space_module_csect_bucket() {
@@ -113,10 +113,10 @@ mod tests {
              MX0021HOTLOOP 000000000002000000000000000201FF\n",
         );
         let mut a = Addresses::default();
-        let s = |ia: u64, problem: bool| Sample {
+        let s = |ia: u64, problem: bool| Bsde {
             ia,
-            asn: 0x21,
-            problem,
+            primary_asn: 0x21,
+            problem_state: problem,
             ..Default::default()
         };
         for _ in 0..3 {

@@ -2,7 +2,7 @@
 //! hcpumf) and prints the hot-spot table, counter metrics and damaged-input summary; writes an
 //! HTML page, the folded stacks and a JSON summary on request.
 
-use hcpumf_formats::smp;
+use hcpumf_formats::{sdb, smp};
 use hcpumf_report::{find_files, report, Options};
 use std::io::Write;
 use std::path::PathBuf;
@@ -88,21 +88,22 @@ fn parse(args: &[String]) -> Result<(Options, Vec<PathBuf>), String> {
 fn generate(path: &str, mb: &str) -> Result<(), String> {
     let mb: u64 = mb.parse().map_err(|_| "size in MB expected".to_string())?;
     let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(|e| e.to_string())?);
-    let samples: Vec<smp::Sample> = (0..126u64)
-        .map(|i| smp::Sample {
+    let samples: Vec<smp::Bsde> = (0..126u64)
+        .map(|i| smp::Bsde {
             ia: 0x10000 + (i * 0x35) % 0x30000,
-            asn: 0x21,
-            problem: i % 3 != 0,
+            primary_asn: 0x21,
+            problem_state: i % 3 != 0,
             unique: u8::from(i % 7 == 0),
             ..Default::default()
         })
         .collect();
     // Timestamps as a run at 13,333 samples/s would have them: a block every 9.45 ms.
     let mut block = smp::make_block(&samples, true, 0, 0);
+    let mut trailer = sdb::Trailer::decode(&block[sdb::TRAILER_4K..]);
     let (start, per_block) = (0xDA00_0000_0000_0000u64, 9450u64 * 4096);
     for i in 0..mb * 256 {
-        let tod = start + (i + 1) * per_block;
-        block[smp::TRAILER + 17..smp::TRAILER + 25].copy_from_slice(&tod.to_be_bytes());
+        trailer.timestamp = sdb::Timestamp::of_tod(start + (i + 1) * per_block, true);
+        trailer.encode_into(&mut block[sdb::TRAILER_4K..]);
         f.write_all(&block).map_err(|e| e.to_string())?;
     }
     f.flush().map_err(|e| e.to_string())

@@ -200,10 +200,10 @@ mod tests {
     use super::*;
     use crate::samples::Tag;
     use hcpumf_formats::map;
-    use hcpumf_formats::smp::Sample;
+    use hcpumf_formats::smp::Bsde;
 
-    fn sample(asid: u16, ia: u64, unique: u8) -> Sample {
-        Sample {
+    fn sample(asid: u16, ia: u64, unique: u8) -> Bsde {
+        Bsde {
             ia,
             unique,
             gpp: u64::from(asid) << 16,
@@ -233,7 +233,7 @@ mod tests {
         // outside any module 5.
         for i in 0..300 {
             let mut s = sample(0x21, 0x20000 + (i % 3) * 2, u8::from(i % 30 == 0));
-            s.problem = i % 3 == 1;
+            s.problem_state = i % 3 == 1;
             a.add(&s, if i % 3 == 1 { cpu1 } else { cpu0 });
         }
         for i in 0..40 {

@@ -3,7 +3,7 @@
 //! guest ran, not the size of the input. The map is applied afterwards, once per distinct
 //! address ([`super::rows::Rows::build`]), which keeps the per-sample work to one hash probe.
 
-use hcpumf_formats::smp::Sample;
+use hcpumf_formats::smp::Bsde;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -63,11 +63,11 @@ pub type Fast<K, V> = HashMap<K, V, BuildHasherDefault<KeyHasher>>;
 /// The address space a sample counts for: the home ASID the guest program parameter carries
 /// (z/OS's dispatcher, and hcpumf's MVS awareness, put it in bits 33-47), else the primary
 /// ASN of the entry.
-pub fn asid_of(s: &Sample) -> u16 {
+pub fn asid_of(s: &Bsde) -> u16 {
     if s.gpp != 0 {
         ((s.gpp >> 16) & 0x7FFF) as u16
     } else {
-        s.asn
+        s.primary_asn
     }
 }
 
@@ -103,8 +103,8 @@ impl Tag {
     }
     /// This CPU's tag for a sample.
     #[inline]
-    pub fn with(self, s: &Sample) -> Tag {
-        Tag(self.0 | (u64::from(s.problem) << 16) | u64::from(asid_of(s)))
+    pub fn with(self, s: &Bsde) -> Tag {
+        Tag(self.0 | (u64::from(s.problem_state) << 16) | u64::from(asid_of(s)))
     }
     pub fn cpu(self) -> u16 {
         (self.0 >> 17) as u16
@@ -162,19 +162,19 @@ impl Addresses {
     /// Count one sample taken on the CPU of `cpu` (a [`Tag::of_cpu`]); the index of its
     /// entry in `entries` (new entries come last), or [`NO_ENTRY`] for an invalid sample.
     #[inline]
-    pub fn add(&mut self, s: &Sample, cpu: Tag) -> usize {
+    pub fn add(&mut self, s: &Bsde, cpu: Tag) -> usize {
         self.begin_cpu(cpu);
         self.add_same_cpu(s)
     }
 
     /// Count one sample of the CPU of the last [`Addresses::begin_cpu`].
     #[inline(always)]
-    pub fn add_same_cpu(&mut self, s: &Sample) -> usize {
+    pub fn add_same_cpu(&mut self, s: &Bsde) -> usize {
         if s.invalid {
             self.invalid += 1;
             return NO_ENTRY;
         }
-        let sub = (u32::from(s.problem) << 16) | u32::from(asid_of(s));
+        let sub = (u32::from(s.problem_state) << 16) | u32::from(asid_of(s));
         let h = (s.ia ^ (u64::from(sub) << 40)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
         let slot = h as usize % SETS;
         let set = &mut self.cache[slot];

@@ -19,11 +19,11 @@ AX0021DEMOJOB 00000000000089000000000000008900\n\
 MX0021HOTLOOP 000000000002000000000000000201FF\n\
 MPPLPAIEFBR14 0000000000A000000000000000A000FF\n";
 
-fn sample(ia: u64, problem: bool, unique: u8, wait: bool) -> smp::Sample {
-    smp::Sample {
+fn sample(ia: u64, problem: bool, unique: u8, wait: bool) -> smp::Bsde {
+    smp::Bsde {
         ia,
-        asn: 0x21,
-        problem,
+        primary_asn: 0x21,
+        problem_state: problem,
         unique,
         wait,
         ..Default::default()
@@ -42,16 +42,16 @@ fn run_dir() -> (PathBuf, RunFiles) {
     ));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    let mut first: Vec<smp::Sample> = Vec::new();
+    let mut first: Vec<smp::Bsde> = Vec::new();
     first.extend((0..60).map(|i| sample(0x20010 + (i % 2) * 4, true, u8::from(i % 3 == 0), false)));
     first.extend((0..30).map(|i| sample(0xA00010, false, u8::from(i % 3 == 0), false)));
     first.extend((0..10).map(|_| sample(0x50000, false, 0, true)));
-    first.extend((0..26).map(|_| smp::Sample {
+    first.extend((0..26).map(|_| smp::Bsde {
         invalid: true,
         ..sample(0x20010, true, 0, false)
     }));
     assert_eq!(first.len(), 126);
-    let second: Vec<smp::Sample> = (0..26).map(|_| sample(0x20110, true, 0, false)).collect();
+    let second: Vec<smp::Bsde> = (0..26).map(|_| sample(0x20110, true, 0, false)).collect();
     let mut bytes = smp::make_block(&first, true, 0, T0 + SEC);
     bytes.extend(smp::make_block(&second, false, 0, T0 + 2 * SEC));
     std::fs::write(d.join(format!("{RUN}.SMP.0")), bytes).unwrap();

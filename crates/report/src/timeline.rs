@@ -269,7 +269,7 @@ impl Cursor {
     #[inline]
     pub fn block(&mut self, t: &mut Timeline, trailer: &Trailer) {
         self.block.clear();
-        self.tod = trailer.tod;
+        self.tod = trailer.tod();
         // A timestamp before the previous one (damaged, or a file of another run) is a
         // moment, not a span.
         self.from = if self.tod >= self.prev {
@@ -337,7 +337,7 @@ impl Cursor {
 mod tests {
     use super::*;
     use crate::samples::{Addresses, Tag};
-    use hcpumf_formats::smp::Sample;
+    use hcpumf_formats::smp::Bsde;
 
     /// A block's entries are spread over the time since the previous block; the groups are
     /// the map's modules and jobs.
@@ -351,16 +351,16 @@ mod tests {
         let t0 = 1_000_000u64;
         let mut t = Timeline::new(t0, t0 + 200 * 1000 - 1);
         let mut c = Cursor::new(&mut t, 3);
-        let s = |ia: u64| Sample {
+        let s = |ia: u64| Bsde {
             ia,
-            asn: 0x21,
+            primary_asn: 0x21,
             ..Default::default()
         };
         // Block 1: 10 samples from t0 to t0 + 10 buckets: one per bucket.
         c.block(
             &mut t,
             &Trailer {
-                tod: t0 + 10_000,
+                timestamp: hcpumf_formats::sdb::Timestamp::Stck(t0 + 10_000),
                 ..Default::default()
             },
         );
@@ -373,7 +373,7 @@ mod tests {
         c.block(
             &mut t,
             &Trailer {
-                tod: t0 + 10_500,
+                timestamp: hcpumf_formats::sdb::Timestamp::Stck(t0 + 10_500),
                 ..Default::default()
             },
         );

@@ -3,7 +3,7 @@
 //! can be read, listed with the file and the byte offset of the damage, on stdout and stderr,
 //! with exit status 1; the tool never panics on any bytes.
 use hcpumf_formats::counter_sets::CounterSet;
-use hcpumf_formats::{cnt, smp};
+use hcpumf_formats::{cnt, sdb, smp};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -39,11 +39,11 @@ fn text(o: &Output) -> (String, String) {
 
 /// Two full blocks of samples in HOTLOOP (ASID 21) and one partial block.
 fn smp_bytes() -> Vec<u8> {
-    let s: Vec<smp::Sample> = (0..126)
-        .map(|i| smp::Sample {
+    let s: Vec<smp::Bsde> = (0..126)
+        .map(|i| smp::Bsde {
             ia: 0x10000 + i * 2,
-            asn: 0x21,
-            problem: true,
+            primary_asn: 0x21,
+            problem_state: true,
             ..Default::default()
         })
         .collect();
@@ -196,7 +196,7 @@ fn an_old_layout_cnt_reads_as_the_new_one() {
 fn truncated_smp_names_the_offset_of_the_partial_block() {
     let (d, smp, ..) = run_dir("smp-cut");
     let b = smp_bytes();
-    std::fs::write(&smp, &b[..2 * smp::BLOCK + 1000]).expect("cut");
+    std::fs::write(&smp, &b[..2 * sdb::BLOCK_4K + 1000]).expect("cut");
     let out = damaged(&report(&[&d]), &smp, 8192, "partial block of 1000 bytes");
     // The whole blocks before it are reported.
     assert!(out.contains("SAMPLES: 252 valid"), "{out}");
@@ -207,22 +207,22 @@ fn corrupt_smp_entry_and_trailer_name_their_offsets() {
     let (d, smp, ..) = run_dir("smp-bad");
     let mut b = smp_bytes();
     // Block 1, entry 2: an unknown format code.
-    b[smp::BLOCK + 64] = 0x12;
-    b[smp::BLOCK + 65] = 0x34;
+    b[sdb::BLOCK_4K + 64] = 0x12;
+    b[sdb::BLOCK_4K + 65] = 0x34;
     // Block 2: a trailer claiming 48-byte basic entries.
-    b[2 * smp::BLOCK + smp::TRAILER + 5] = 48;
+    b[2 * sdb::BLOCK_4K + sdb::TRAILER_4K + 5] = 48;
     std::fs::write(&smp, &b).expect("corrupt");
     let o = report(&[&d]);
     damaged(
         &o,
         &smp,
-        (smp::BLOCK + 64) as u64,
+        (sdb::BLOCK_4K + 64) as u64,
         "unknown data-entry format code 1234",
     );
     damaged(
         &o,
         &smp,
-        (2 * smp::BLOCK + smp::TRAILER + 4) as u64,
+        (2 * sdb::BLOCK_4K + sdb::TRAILER_4K + 4) as u64,
         "BSDES 48",
     );
 }
@@ -373,10 +373,10 @@ fn a_z_os_map_with_csects_fills_the_csect_column() {
          EC0000HOTENTRY00010000\n",
     )
     .expect("map");
-    let s: Vec<smp::Sample> = (0..126)
-        .map(|i| smp::Sample {
+    let s: Vec<smp::Bsde> = (0..126)
+        .map(|i| smp::Bsde {
             ia: 0x10000 + (i % 2) * 0x80,
-            asn: 0x21,
+            primary_asn: 0x21,
             ..Default::default()
         })
         .collect();

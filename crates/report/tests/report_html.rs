@@ -55,18 +55,18 @@ fn run_dir() -> PathBuf {
     for cpu in 0..2u16 {
         let mut bytes = Vec::new();
         for b in 0..40u64 {
-            let samples: Vec<smp::Sample> = (0..126u64)
+            let samples: Vec<smp::Bsde> = (0..126u64)
                 .map(|i| {
                     let (asid, ia) = match (b < 20, i % 9) {
                         (_, 0) => (0x21, 0x1000 + i * 2),
                         (true, _) => (0x21, 0x20000 + (i * 6) % 0x400),
                         (false, _) => (0x22, 0x30000 + (i * 2) % 0x100),
                     };
-                    smp::Sample {
+                    smp::Bsde {
                         ia,
-                        asn: asid,
+                        primary_asn: asid,
                         gpp: u64::from(asid) << 16,
-                        problem: i % 9 != 0,
+                        problem_state: i % 9 != 0,
                         unique: u8::from(i % 5 == 0),
                         ..Default::default()
                     }

@@ -1,67 +1,25 @@
 //! The sampling buffer structure (SA23-2260, "Sampling Buffer Structure", "Sample-Data-Block
 //! Table", "Sample-Data Block", "Trailer Entries"): the maximum buffer size, the
-//! table-entry-address and data-entry-address registers, the two kinds of
-//! sample-data-block-table (SDBT) entry and the trailer entry of a sample-data block (SDB).
+//! table-entry-address and data-entry-address registers and the two kinds of
+//! sample-data-block-table (SDBT) entry; the trailer entry of a sample-data block (SDB) is
+//! `hcpumf_formats::sdb`'s.
 //!
 //! Every layout here is encoded and decoded explicitly, big-endian, as the architecture stores
 //! it; the update process ([`super::update`]) only works with these types.
 
 use crate::storage::AbsAddr;
-use bitflags::bitflags;
 use thiserror::Error;
 
-/// Size of a trailer entry, the last 64 bytes of every sample-data block ("Trailer Entries").
-pub const TRAILER_SIZE: u64 = 64;
+/// The codec of the sample-data block's trailer entry and the maximum buffer size
+/// (`hcpumf_formats::sdb`), which the update process works with.
+pub use hcpumf_formats::sdb::{
+    BufferSize, Timestamp, Trailer, TrailerFlags, TrailerHeader, TIMESTAMP_OFFSET, TRAILER_SIZE,
+};
+
 /// Size of a sample-data-block-table entry ("Sample-Data-Block Table": "Each entry is 8 bytes").
 pub const SDBT_ENTRY_SIZE: u64 = 8;
 /// Entry addresses 0-8191 are invalid ("Sample-Data-Block Update Process").
 pub const LOW_INVALID: u64 = 8192;
-
-/// The maximum buffer size the maximum-buffer-size indicator S selects (SA23-2260,
-/// "Maximum-Buffer-Size Indicator"): the exact size and alignment of every sample-data block
-/// and the boundary no sample-data-block table crosses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum BufferSize {
-    /// S = 0: 4K-byte blocks.
-    #[default]
-    K4,
-    /// S = 1: 1M-byte blocks.
-    M1,
-}
-
-impl BufferSize {
-    /// From the maximum-buffer-size indicator.
-    pub fn from_s(s: bool) -> BufferSize {
-        if s {
-            BufferSize::M1
-        } else {
-            BufferSize::K4
-        }
-    }
-    /// The maximum-buffer-size indicator.
-    pub fn s(self) -> bool {
-        self == BufferSize::M1
-    }
-    /// The size in bytes.
-    pub const fn bytes(self) -> u64 {
-        match self {
-            BufferSize::K4 => 1 << 12,
-            BufferSize::M1 => 1 << 20,
-        }
-    }
-    /// Offset of the trailer entry within a block.
-    pub const fn trailer_offset(self) -> u64 {
-        self.bytes() - TRAILER_SIZE
-    }
-    /// Offset of `addr` within its integral boundary of this size.
-    pub const fn offset_of(self, addr: u64) -> u64 {
-        addr & (self.bytes() - 1)
-    }
-    /// `addr` rounded down to an integral boundary of this size.
-    pub const fn floor(self, addr: u64) -> u64 {
-        addr & !(self.bytes() - 1)
-    }
-}
 
 /// Why an entry address is invalid (SA23-2260, "Sample-Data-Block Update Process": "An entry
 /// address is invalid if the address is in the range 0-8191, if the designated
@@ -233,124 +191,9 @@ pub fn is_table_link(entry: u64) -> bool {
     entry & SdbtEntry::TABLE_LINK_BIT != 0
 }
 
-bitflags! {
-    /// Byte 0 of a trailer entry (Figure 2-25). Bits 3-7 are reserved and "remain unchanged":
-    /// decode with `from_bits_retain` so that they survive.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-    pub struct TrailerFlags: u8 {
-        /// Bit 0, F: block-full indicator.
-        const F = 0x80;
-        /// Bit 1, A: alert-request control.
-        const A = 0x40;
-        /// Bit 2, T: timestamp format (one: STORE CLOCK EXTENDED).
-        const T = 0x20;
-    }
-}
-
-/// Bytes 0-15 of a trailer entry (Figure 2-25): flags, BSDES, DSDES and the sample overflow
-/// count. A program resets F, A and the count with COMPARE DOUBLE AND SWAP while sampling
-/// continues ("Trailer Entries", programming note), so the update process changes these 16
-/// bytes only with an interlocked update of the whole doubleword pair.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct TrailerHeader {
-    /// Byte 0 (reserved bits 3-7 retained).
-    pub flags: TrailerFlags,
-    /// Bytes 1-3, reserved ("remain unchanged").
-    pub reserved: [u8; 3],
-    /// Bytes 4-5: basic-sampling data-entry size.
-    pub bsdes: u16,
-    /// Bytes 6-7: diagnostic-sampling data-entry size.
-    pub dsdes: u16,
-    /// Bytes 8-15: sample overflow count.
-    pub overflow: u64,
-}
-
-impl TrailerHeader {
-    /// Decode bytes 0-15 of a trailer entry.
-    pub fn decode(b: &[u8; 16]) -> TrailerHeader {
-        let [f, r1, r2, r3, b4, b5, b6, b7, o @ ..] = *b;
-        TrailerHeader {
-            flags: TrailerFlags::from_bits_retain(f),
-            reserved: [r1, r2, r3],
-            bsdes: u16::from_be_bytes([b4, b5]),
-            dsdes: u16::from_be_bytes([b6, b7]),
-            overflow: u64::from_be_bytes(o),
-        }
-    }
-    /// Encode bytes 0-15 of a trailer entry.
-    pub fn encode(&self) -> [u8; 16] {
-        let mut b = [0u8; 16];
-        b[0] = self.flags.bits();
-        b[1..4].copy_from_slice(&self.reserved);
-        b[4..6].copy_from_slice(&self.bsdes.to_be_bytes());
-        b[6..8].copy_from_slice(&self.dsdes.to_be_bytes());
-        b[8..16].copy_from_slice(&self.overflow.to_be_bytes());
-        b
-    }
-}
-
-/// Offset of the timestamp field (bytes 16-31) in a trailer entry.
-pub const TIMESTAMP_OFFSET: u64 = 16;
-
-/// The trailer's timestamp: "the TOD clock value at the time when the sample-data block
-/// becomes full", in the format the T bit names ("Trailer Entries", Timestamp).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Timestamp {
-    /// T = 0: STORE CLOCK format in bytes 16-23; bytes 24-31 are reserved (left unchanged).
-    Stck(u64),
-    /// T = 1: STORE CLOCK EXTENDED format in bytes 16-31.
-    Stcke([u8; 16]),
-}
-
-impl Timestamp {
-    /// The timestamp of TOD clock bits 0-63 in the chosen format. In the STCKE format, byte 0
-    /// is the epoch index (zero), bytes 1-8 hold TOD bits 0-63 and the rest is zero (the
-    /// emulated clock has no more bits; the programmable field is zero).
-    pub fn of_tod(tod: u64, stcke: bool) -> Timestamp {
-        if stcke {
-            let mut b = [0u8; 16];
-            b[1..9].copy_from_slice(&tod.to_be_bytes());
-            Timestamp::Stcke(b)
-        } else {
-            Timestamp::Stck(tod)
-        }
-    }
-    /// The T bit this format sets.
-    pub fn is_extended(&self) -> bool {
-        matches!(self, Timestamp::Stcke(_))
-    }
-    /// The bytes stored at trailer offset 16 (8 for STCK, 16 for STCKE).
-    pub fn bytes(&self) -> Vec<u8> {
-        match self {
-            Timestamp::Stck(t) => t.to_be_bytes().to_vec(),
-            Timestamp::Stcke(b) => b.to_vec(),
-        }
-    }
-    /// TOD clock bits 0-63 of the timestamp.
-    pub fn tod(&self) -> u64 {
-        match self {
-            Timestamp::Stck(t) => *t,
-            Timestamp::Stcke(b) => {
-                let mut t = [0u8; 8];
-                t.copy_from_slice(&b[1..9]);
-                u64::from_be_bytes(t)
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn buffer_sizes_of_the_s_indicator() {
-        assert_eq!(BufferSize::from_s(false).bytes(), 4096);
-        assert_eq!(BufferSize::from_s(true).bytes(), 1 << 20);
-        assert_eq!(BufferSize::K4.trailer_offset(), 4032);
-        assert_eq!(BufferSize::M1.trailer_offset(), (1 << 20) - 64);
-        assert!(BufferSize::M1.s() && !BufferSize::K4.s());
-    }
 
     #[test]
     fn sdbt_entries_decode_with_the_ignored_bits() {
@@ -424,32 +267,5 @@ mod tests {
         assert_eq!(Dear(0x2000).check(m).unwrap().room, 0xFFFC0 - 0x2000);
         assert_eq!(Dear(0xFFFC8).check(m), Err(InvalidAddress::InsideTrailer));
         assert_eq!(Dear(8).advance(u64::MAX), Dear(7));
-    }
-
-    #[test]
-    fn trailer_header_round_trip_keeps_reserved_bits() {
-        let raw = [0xE7, 1, 2, 3, 0, 32, 0, 64, 0, 0, 0, 0, 0, 0, 1, 2];
-        let h = TrailerHeader::decode(&raw);
-        assert!(h
-            .flags
-            .contains(TrailerFlags::F | TrailerFlags::A | TrailerFlags::T));
-        assert_eq!(h.flags.bits() & 0x07, 0x07, "reserved bits 5-7 retained");
-        assert_eq!((h.reserved, h.bsdes, h.dsdes), ([1, 2, 3], 32, 64));
-        assert_eq!(h.overflow, 0x102);
-        assert_eq!(h.encode(), raw);
-    }
-
-    #[test]
-    fn timestamps_in_stck_and_stcke_format() {
-        let t = Timestamp::of_tod(0x1122_3344_5566_7788, false);
-        assert!(!t.is_extended());
-        assert_eq!(t.bytes(), 0x1122_3344_5566_7788u64.to_be_bytes().to_vec());
-        let e = Timestamp::of_tod(0x1122_3344_5566_7788, true);
-        assert!(e.is_extended());
-        assert_eq!(
-            e.bytes(),
-            vec![0, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0, 0, 0, 0, 0, 0, 0]
-        );
-        assert_eq!(e.tod(), t.tod());
     }
 }

@@ -30,7 +30,10 @@ pub use controls::{
     FunctionState, LsctlBits, LsctlOutcome, LsctlRequest, QsiBlock, QsiStateBits, SamplingControls,
     SamplingFunction,
 };
-pub use entry::{basic_entry_bytes, diagnostic_entry_bytes, Bsde, Dsde, BSDE_FORMAT, DSDE_FORMAT};
+pub use entry::{
+    basic_entry, basic_entry_bytes, data_entry, diagnostic_entry, diagnostic_entry_bytes, Bsde,
+    DataEntry, Dsde, BSDE_FORMAT, DSDE_FORMAT,
+};
 pub use update::{SampleOutcome, UpdateError};
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};

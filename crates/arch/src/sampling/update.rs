@@ -234,10 +234,11 @@ impl CpuSampling {
             };
             // Step 3: F, T and the sizes are set; now the timestamp (bytes 16-31, which no
             // program resets, so a plain store).
-            let ts = Timestamp::of_tod(tod(), m.stcke_timestamps);
-            let ts_addr = slot.trailer.offset(TIMESTAMP_OFFSET);
+            let mut ts = [0u8; 16];
+            let n = Timestamp::of_tod(tod(), m.stcke_timestamps).encode_into(&mut ts);
+            let ts_addr = slot.trailer.offset(TIMESTAMP_OFFSET as u64);
             storage
-                .write(ts_addr, &ts.bytes())
+                .write(ts_addr, &ts[..n])
                 .map_err(|_| UpdateError::unavailable(ts_addr))?;
             if alert_requested {
                 // Recognized at the end of the update process, whatever ends it.
