@@ -22,6 +22,7 @@ fn main() {
         .header(glue.join("glue.h").to_string_lossy())
         .allowlist_type("hcpumf_.*")
         .allowlist_var("HCPUMF_.*")
+        .rustified_enum("hcpumf_arm_mode")
         .derive_default(true)
         .layout_tests(false)
         .generate()
@@ -54,7 +55,7 @@ fn main() {
         );
     }
     cc::Build::new()
-        .file(glue.join("hcpumf_glue.c"))
+        .files(["instructions.c", "arming.c", "host.c"].map(|f| glue.join(f)))
         .include(&glue)
         .include(&out)
         .include(&herc)

@@ -12,7 +12,7 @@
 /* Largest store an instruction makes: STCCTM of a full extended set (160 counters). */
 #define HCPUMF_MAX_STORE 1280
 
-/* The issuing CPU at an instruction boundary (see src/cpu.rs, CpuView). */
+/* The issuing CPU at an instruction boundary (see crates/arch/src/cpu.rs, CpuView). */
 typedef struct hcpumf_view {
     uint16_t cpu;
     uint8_t arch;       /* 0 S/370, 1 ESA/390, 2 z/Architecture */
@@ -70,6 +70,20 @@ typedef struct hcpumf_peek {
                          * at its next run); read only for an accounting point */
 } hcpumf_peek;
 
+/* How the sampler thread arms a CPU (hcpumf_host.arm): which entries of the CPU's opcode
+ * table are made to call the tick. */
+typedef enum hcpumf_arm_mode {
+    /* Only the entries of the instruction the CPU is executing and of the one after it, read
+     * from its instruction pointer: a loop meets the first again within an iteration,
+     * straight-line code the second at once. */
+    HCPUMF_ARM_PREDICTED = 0,
+    /* Every entry: the CPU runs the tick at its next instruction (a prediction failed). */
+    HCPUMF_ARM_EVERY = 1,
+    /* Every entry again, even where every entry was trapped before: the CPU's thread ran on
+     * through an arming without a tick, so something put entries back. */
+    HCPUMF_ARM_AGAIN = 2
+} hcpumf_arm_mode;
+
 /* Services of the glue that the Rust core calls (from any thread unless noted). */
 typedef struct hcpumf_host {
     /* Write one console line (no trailing newline needed). */
@@ -80,11 +94,9 @@ typedef struct hcpumf_host {
     void (*mainlock)(int obtain);
     /* Set the reference and change bits of the frame holding an absolute address. */
     void (*mark_changed)(uint64_t abs);
-    /* Make CPU `cpu` call hcpumf_tick at an instruction boundary soon: predicted (all = 0:
-     * the entries of the instructions it is executing), or at its next one (all = 1; all = 2:
-     * trap every entry again even if every entry was trapped before, for an arming the CPU
-     * ran on through). 0 = armed (or still armed). */
-    int (*arm)(uint16_t cpu, int all);
+    /* Make CPU `cpu` call hcpumf_tick at an instruction boundary soon (see
+     * hcpumf_arm_mode). 0 = armed (or still armed). */
+    int (*arm)(uint16_t cpu, hcpumf_arm_mode mode);
     /* Present a pending measurement alert to `cpu` if it sits in an enabled wait. */
     void (*kick_waiting)(uint16_t cpu);
     /* CPU-ID machine type (STIDP). */

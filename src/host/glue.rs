@@ -8,3 +8,6 @@
 #![allow(clippy::all)]
 
 include!(concat!(env!("OUT_DIR"), "/glue_bindings.rs"));
+
+/// How the sampler thread arms a CPU (`hcpumf_arm_mode` in glue.h).
+pub use self::hcpumf_arm_mode as ArmMode;

@@ -8,7 +8,7 @@
 
 use crate::host::clock::{early_window, EARLY_NS};
 use crate::host::deadline::{wake_scheduler, wall_ns, ALERT_POLL_NS};
-use crate::host::glue::hcpumf_host;
+use crate::host::glue::{hcpumf_host, ArmMode};
 use crate::host::meter::{bump, mono_ns};
 use crate::host::placement::SamplerPlacement;
 use crate::host::remote;
@@ -243,7 +243,7 @@ fn scan(r: &Runtime, now: u64) -> u64 {
             // SAFETY: the glue arms under the CPU's lock and checks it is online.
             let ok = h
                 .arm
-                .map(|a| unsafe { a(i as u16, 0) } == 0)
+                .map(|a| unsafe { a(i as u16, ArmMode::HCPUMF_ARM_PREDICTED) } == 0)
                 .unwrap_or(false);
             if !ok {
                 // Offline CPU, or the previous arming not yet consumed.
@@ -257,13 +257,13 @@ fn scan(r: &Runtime, now: u64) -> u64 {
                 s.private.escalated.store(true, Ordering::Relaxed);
                 bump(&s.private.escalations, 1);
                 // SAFETY: as above.
-                unsafe { a(i as u16, 1) };
+                unsafe { a(i as u16, ArmMode::HCPUMF_ARM_EVERY) };
             }
         } else if s.private.escalated.load(Ordering::Relaxed) && full_arming_lost(h, i, s) {
             if let Some(a) = h.arm {
                 bump(&s.private.rearms, 1);
                 // SAFETY: as above.
-                unsafe { a(i as u16, 2) };
+                unsafe { a(i as u16, ArmMode::HCPUMF_ARM_AGAIN) };
             }
         }
         if !st.alerts.pending().is_empty() {
