@@ -3,8 +3,8 @@
 //! crypto-activity set, the coprocessor group and the totals a HIS run reads.
 
 use crate::host::{model, state};
-use hcpumf_arch::counter::CryptoFunction;
 use hcpumf_arch::crypto::classify;
+use hcpumf_arch::crypto::CryptoFunction;
 
 /// A CPACF instruction starts (nothing to do: the emulated coprocessor is never busy with
 /// another CPU's work, so no function is ever blocked).

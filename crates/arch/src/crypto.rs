@@ -2,7 +2,29 @@
 //! Set and Coprocessor-Group Counter Set): the function code decides. The host counts the
 //! instructions the glue wraps (`host::crypto`).
 
-use crate::counter::CryptoFunction;
+/// A CPACF function family (SA23-2260, Crypto-Activity Counter Set).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CryptoFunction {
+    Prng,
+    Sha,
+    Dea,
+    Aes,
+    Ecc,
+}
+
+impl CryptoFunction {
+    /// Index of the function's four counters (function, cycles, blocked, blocked cycles)
+    /// within the crypto-activity set (counter 64 + 4 × index).
+    pub fn index(self) -> usize {
+        match self {
+            CryptoFunction::Prng => 0,
+            CryptoFunction::Sha => 1,
+            CryptoFunction::Dea => 2,
+            CryptoFunction::Aes => 3,
+            CryptoFunction::Ecc => 4,
+        }
+    }
+}
 
 /// The coprocessor function of an instruction and function code (modifier bit masked off).
 /// Query (function code 0) uses no coprocessor and is not counted.

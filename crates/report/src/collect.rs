@@ -2,10 +2,10 @@
 //! .SMP files streamed through a visitor that aggregates their samples (and, for the page,
 //! the timeline) as they go by, so that memory does not grow with the input.
 
+use super::input::{Options, ReportError, RunFiles};
 use super::progress::{Counting, Progress};
 use super::samples::{asid_of, Addresses, Tag, NO_ENTRY};
 use super::timeline::{Cursor, Timeline};
-use super::{Options, ReportError, RunFiles};
 use hcpumf_formats::{cnt, int, map, smp};
 use std::path::{Path, PathBuf};
 

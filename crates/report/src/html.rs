@@ -6,12 +6,12 @@
 
 use super::charts::{self, Line, OTHER_COLOUR, PALETTE};
 use super::collect::Collected;
+use super::input::RunFiles;
 use super::json::{num, q};
 use super::metrics::{self, CRYPTO};
 use super::picture::xml;
 use super::rows::Row;
 use super::timeline::{Kind, Timeline};
-use super::RunFiles;
 use std::fmt::Write as _;
 
 /// Rows the page's table carries (the text and JSON reports have them all).

@@ -3,9 +3,9 @@
 //! intervals and the damaged input.
 
 use super::collect::Collected;
+use super::input::RunFiles;
 use super::metrics::{self, Metrics, CRYPTO};
 use super::rows::Row;
-use super::RunFiles;
 use std::fmt::Write as _;
 
 /// A JSON string.

@@ -4,6 +4,7 @@
 use super::*;
 use hcpumf_formats::counter_sets::CounterSet;
 use hcpumf_formats::{cnt, int, smp};
+use std::path::PathBuf;
 
 const RUN: &str = "SYSHIS20261123.120000.000";
 /// TOD clock units per second.

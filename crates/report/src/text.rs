@@ -2,9 +2,9 @@
 //! addresses, the counter metrics per CPU, and the damaged input.
 
 use super::collect::Collected;
+use super::input::Options;
 use super::metrics;
 use super::rows::Row;
-use super::Options;
 use std::fmt::Write as _;
 
 fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {

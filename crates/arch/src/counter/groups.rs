@@ -1,7 +1,7 @@
 //! The coprocessor-group counter sets (SA23-2260, "Peripheral Counter Sets"): the global
 //! counter-set-state control register and the instructions LPCTL, EPCTR, SPCTR and ECPGA.
 
-use super::CryptoFunction;
+use crate::crypto::CryptoFunction;
 use crate::model::MachineModel;
 use crate::pgm::{Cc, ProgramException};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -10,33 +10,10 @@
 
 use crate::alerts::AlertBits;
 use crate::cpu::{CpuView, MeterReading};
+pub use crate::crypto::CryptoFunction;
 use crate::model::{CounterSet, CounterSets, MachineModel};
 use crate::pgm::{Cc, ProgramException};
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// A CPACF function family (SA23-2260, Crypto-Activity Counter Set).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CryptoFunction {
-    Prng,
-    Sha,
-    Dea,
-    Aes,
-    Ecc,
-}
-
-impl CryptoFunction {
-    /// Index of the function's four counters (function, cycles, blocked, blocked cycles)
-    /// within the crypto-activity set (counter 64 + 4 × index).
-    pub fn index(self) -> usize {
-        match self {
-            CryptoFunction::Prng => 0,
-            CryptoFunction::Sha => 1,
-            CryptoFunction::Dea => 2,
-            CryptoFunction::Aes => 3,
-            CryptoFunction::Ecc => 4,
-        }
-    }
-}
 
 /// State of a counter set (Figure 2-1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

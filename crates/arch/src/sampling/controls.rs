@@ -1,121 +1,14 @@
-//! Sampling functions and their controls (SA23-2260, "Sampling Control Registers", "State of
-//! Sampling Function", Figures 2-11 and 2-12), LOAD SAMPLING CONTROLS with its request block
-//! (Figure 2-26) and QUERY SAMPLING INFORMATION with its information block (Figure 2-28).
+//! The instructions that set and read the sampling controls (SA23-2260): LOAD SAMPLING
+//! CONTROLS with its request block (Figure 2-26) and QUERY SAMPLING INFORMATION with its
+//! information block (Figure 2-28).
 
 use super::buffer::{Dear, Tear};
-use super::CpuSampling;
+use super::registers::{CpuSampling, FunctionState, SamplingControls, SamplingFunction};
 use crate::alerts::AlertBits;
 use crate::model::MachineModel;
 use crate::pgm::{Cc, ProgramException};
 use bitflags::bitflags;
 use std::sync::atomic::Ordering;
-
-bitflags! {
-    /// The sampling-function-state control register plus S and H, packed into one atomic word
-    /// (the packing is the emulator's own; the instructions' blocks have their layouts below).
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-    pub struct SamplingControls: u32 {
-        /// A_s: basic-sampling authorization.
-        const AS = 1 << 0;
-        /// A_d: diagnostic-sampling authorization.
-        const AD = 1 << 1;
-        /// E_s: basic-sampling enable.
-        const ES = 1 << 2;
-        /// E_d: diagnostic-sampling enable.
-        const ED = 1 << 3;
-        /// C_s: basic-sampling activation.
-        const CS = 1 << 4;
-        /// C_d: diagnostic-sampling activation.
-        const CD = 1 << 5;
-        /// Maximum-buffer-size indicator (1 MB sample-data blocks).
-        const S = 1 << 6;
-        /// Host indicator.
-        const H = 1 << 7;
-    }
-}
-
-impl SamplingControls {
-    /// Both authorization controls: the only controls resets and a disabling LSCTL keep.
-    pub const AUTHORIZATIONS: SamplingControls = SamplingControls::AS.union(SamplingControls::AD);
-    /// Both enable controls.
-    pub const ENABLES: SamplingControls = SamplingControls::ES.union(SamplingControls::ED);
-    /// Both activation controls.
-    pub const ACTIVATIONS: SamplingControls = SamplingControls::CS.union(SamplingControls::CD);
-
-    /// The state of one sampling function (Figure 2-11), None for an invalid combination.
-    pub fn state(self, f: SamplingFunction) -> Option<FunctionState> {
-        let [a, e, c] = f.controls();
-        FunctionState::of(self.contains(a), self.contains(e), self.contains(c))
-    }
-}
-
-/// The two sampling functions ("CPU-Measurement Sampling Facility").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum SamplingFunction {
-    /// Basic sampling.
-    Basic,
-    /// Diagnostic sampling.
-    Diagnostic,
-}
-
-impl SamplingFunction {
-    /// Both functions.
-    pub const ALL: [SamplingFunction; 2] = [SamplingFunction::Basic, SamplingFunction::Diagnostic];
-    /// The function's authorization, enable and activation controls.
-    pub fn controls(self) -> [SamplingControls; 3] {
-        match self {
-            SamplingFunction::Basic => [
-                SamplingControls::AS,
-                SamplingControls::ES,
-                SamplingControls::CS,
-            ],
-            SamplingFunction::Diagnostic => [
-                SamplingControls::AD,
-                SamplingControls::ED,
-                SamplingControls::CD,
-            ],
-        }
-    }
-}
-
-/// The state of a sampling function (SA23-2260, "State of Sampling Function", Figure 2-11).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FunctionState {
-    /// A E C = 0 0 0.
-    Unauthorized,
-    /// A E C = 1 0 0.
-    Disabled,
-    /// A E C = 1 1 0.
-    Inactive,
-    /// A E C = 1 1 1.
-    Active,
-}
-
-impl FunctionState {
-    /// Figure 2-11: the state of controls A, E, C; "all other combinations of A, E, and C are
-    /// invalid".
-    pub fn of(a: bool, e: bool, c: bool) -> Option<FunctionState> {
-        match (a, e, c) {
-            (false, false, false) => Some(FunctionState::Unauthorized),
-            (true, false, false) => Some(FunctionState::Disabled),
-            (true, true, false) => Some(FunctionState::Inactive),
-            (true, true, true) => Some(FunctionState::Active),
-            _ => None,
-        }
-    }
-    /// Figure 2-12: may LOAD SAMPLING CONTROLS take a function from `self` to `to`? Setting the
-    /// same state succeeds (note *; LSCTL programming note 1); the unauthorized state is left
-    /// and entered only by external control; every other change among disabled, inactive and
-    /// active is an LSCTL action.
-    pub fn lsctl_may_set(self, to: FunctionState) -> bool {
-        use FunctionState::*;
-        match (self, to) {
-            (a, b) if a == b => true,
-            (Unauthorized, _) | (_, Unauthorized) => false,
-            _ => true,
-        }
-    }
-}
 
 /// What LOAD SAMPLING CONTROLS did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,11 +7,11 @@
 //! entry, with the branches 3.a.1, 3.a.2 (x, y) and 3.b (1, 2)).
 
 use super::buffer::{
-    DataEntrySlot, Dear, IncorrectEntry, InvalidAddress, SdbtEntry, Tear, Timestamp, TrailerFlags,
-    TrailerHeader, TIMESTAMP_OFFSET,
+    BufferSize, DataEntrySlot, Dear, IncorrectEntry, InvalidAddress, SdbtEntry, Tear, Timestamp,
+    TrailerFlags, TrailerHeader, TIMESTAMP_OFFSET,
 };
 use super::entry::data_entry;
-use super::{BufferSize, CpuSampling, SamplingControls};
+use super::registers::{CpuSampling, SamplingControls};
 use crate::alerts::AlertBits;
 use crate::cpu::CpuView;
 use crate::model::MachineModel;
