@@ -17,7 +17,7 @@
 
 #include "internal.h"
 
-/* The issuing CPU's state, as the Rust core sees it (src/cpu.rs). */
+/* The issuing CPU's state, as the Rust core sees it (crates/arch/src/cpu.rs). */
 void ARCH_DEP(hcpumf_view)(REGS *regs, BYTE inst[], hcpumf_view *v)
 {
     int len = inst[0] < 0x40 ? 2 : inst[0] < 0xC0 ? 4 : 6;

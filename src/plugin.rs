@@ -1,6 +1,6 @@
 //! The Hercules dynamic module (HDL) itself: what happens at `ldmod` and `rmmod`, the
 //! `hcpumf` console command's entry, and the HDL sections Hercules looks up by name, which
-//! forward to the glue's (`hercules-glue/hcpumf_glue.c`; like Hercules' `crypto/dyncrypt.c`
+//! forward to the glue's (`hercules-glue/host.c`; like Hercules' `crypto/dyncrypt.c`
 //! the sections come last). This is the top of the crate: it calls the console, the HIS
 //! collector and the host; nothing calls back into it.
 

@@ -1,10 +1,9 @@
 //! z/OS Hardware Instrumentation Services (HIS) as the plugin offers it: host-driven
-//! collection from the Hercules console, MVS awareness, and the file formats.
+//! collection from the Hercules console and MVS awareness. The file formats are
+//! `hcpumf_formats`' (`cnt`, `smp`, `map`, `int`), shared with the report tool.
 //!
 //! | module | what |
 //! |---|---|
-//! | [`cnt`], [`smp`], [`map`], [`int`] | the file formats `.CNT` (HIS019I text), `.SMP.cpu#` (4-KB sample-data blocks), `.MAP` and `.INT` (interval counters): writers and never-failing readers; pure, shared with the report tool |
-//! | [`text`], [`time`] | reading text files with byte offsets; UTC calendar time |
 //! | [`options`] | the keywords of `hcpumf his begin` (z/OS `F HIS,BEGIN`) |
 //! | [`run`] | a run's life cycle: BEGIN, the timer, END, STATUS |
 //! | [`counters`] | the run's counter deltas from the plugin's meters, and the .CNT text of them |
@@ -13,8 +12,8 @@
 //! | [`writer`] | the writer thread of the `.SMP` files |
 //! | [`mvs`] | MVS awareness: the guest program parameter and the .MAP from MVS 3.8J's control blocks |
 //!
-//! The formats depend on nothing else of the crate; collection uses `host` (the per-CPU
-//! run sampling and the meters), never the other way round.
+//! Collection uses `host` (the per-CPU run sampling and the meters), never the other way
+//! round.
 
 pub mod counters;
 pub mod files;
