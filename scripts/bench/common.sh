@@ -26,7 +26,7 @@ for g in mips mips4 mipsab; do
 done
 
 speed=4404                      # cycles/us of the 2097 model
-max_rate=$(grep -o 'MAX_SAMPLING_RATE: u64 = [0-9_]*' src/arch/model.rs | grep -o '[0-9_]*$' | tr -d _)
+max_rate=$(grep -o 'MAX_SAMPLING_RATE: u64 = [0-9_]*' crates/arch/src/model.rs | grep -o '[0-9_]*$' | tr -d _)
 int13=$(( speed * 1000000 / 13333 ))
 intmax=$(( speed * 1000000 / max_rate ))
 
