@@ -104,7 +104,7 @@ fn set(words: &[String]) -> Result<MachineModel, String> {
         );
     }
     let mut m = model::current().clone();
-    m.apply_settings(words)?;
+    m.apply_settings(words).map_err(|e| e.to_string())?;
     Ok(m)
 }
 
