@@ -82,7 +82,7 @@ pub fn command(words: &[String], line: &str) {
 }
 
 fn begin(rest: &[String], line: &str) -> Result<String, String> {
-    let o = parse_begin(rest, model::current())?;
+    let o = parse_begin(rest, model::current()).map_err(|e| e.to_string())?;
     let mut guard = RUN
         .lock()
         .map_err(|_| "collector state poisoned".to_string())?;

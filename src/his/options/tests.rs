@@ -1,8 +1,9 @@
-//! The keywords of `his begin`: what each accepts, and every refusal by what it says.
+//! The keywords of `his begin`: what each accepts, and every refusal by what it says and
+//! by its kind.
 
 use super::*;
 
-fn parse(line: &str) -> Result<BeginOptions, String> {
+fn parse(line: &str) -> Result<BeginOptions, BeginError> {
     let words: Vec<String> = line.split_whitespace().map(str::to_string).collect();
     parse_begin(&words, &MachineModel::default())
 }
@@ -103,7 +104,87 @@ fn every_bad_keyword_or_value_is_named() {
     ] {
         match parse(line) {
             Ok(o) => panic!("'{line}' was accepted: {o:?}"),
-            Err(e) => assert!(e.contains(says), "'{line}': {e}"),
+            Err(e) => assert!(e.to_string().contains(says), "'{line}': {e}"),
         }
     }
+}
+
+/// The whole texts of the kinds whose words are put together (the tests above and the
+/// integration tests match parts), and the kinds themselves.
+#[test]
+fn errors_say_what_went_wrong() {
+    let says = |line: &str| parse(line).unwrap_err().to_string();
+    assert_eq!(
+        says("bogus=1"),
+        "unknown keyword 'bogus=1' (enter 'hcpumf his help' for the keywords)"
+    );
+    assert_eq!(says("mvs="), "MVS needs a value (MVS=...)");
+    assert_eq!(says("nosamp=1"), "NOSAMP takes no value ('nosamp=1')");
+    assert_eq!(
+        says("duration=ten"),
+        "DURATION: 'ten' is not a number of minutes"
+    );
+    assert_eq!(says("sampfreq=abc"), "SAMPFREQ: 'abc' is not a number");
+    assert_eq!(says("bufcnt=1025"), "BUFCNT must be 4..1024, not 1025");
+    assert_eq!(
+        says("duration=0"),
+        "DURATION must be 1..1440 minutes, not 0"
+    );
+    // The bounds are the default model's sampling limits, per minute.
+    let m = MachineModel::default();
+    let max = m.rate_for_interval(m.min_sampling_interval) * 60;
+    let min = m.rate_for_interval(m.max_sampling_interval) * 60;
+    assert_eq!(
+        says("sampfreq=99999999"),
+        format!("SAMPFREQ must be {min}..{max} samples per minute per CPU, not 99999999")
+    );
+    assert_eq!(says("samptype=x"), "SAMPTYPE must be B or D, not 'x'");
+    assert_eq!(says("mvs=maybe"), "MVS must be YES or NO, not 'maybe'");
+    assert_eq!(
+        says("path=/nonexistent/dir"),
+        "PATH '/nonexistent/dir' is not a directory"
+    );
+    assert_eq!(
+        says("ddname=HISCMDS"),
+        "'ddname=HISCMDS': DDNAME (keywords from a data set) is a z/OS HIS keyword hcpumf \
+         does not support; give the keywords on the command"
+    );
+    assert_eq!(
+        says("sc=save"),
+        "'sc=save': STATECHANGE is a z/OS HIS keyword hcpumf does not support (one interval \
+         per run, .000)"
+    );
+    assert_eq!(says("map=no mapv"), "MAP=NO contradicts MAPVERBOSE");
+    assert!(matches!(
+        parse("dur=1 duration=2"),
+        Err(BeginError::Repeated(Keyword::Duration))
+    ));
+    assert!(matches!(
+        parse("smfintval=0"),
+        Err(BeginError::OutOfRange {
+            keyword: Keyword::Smfintval,
+            min: 1,
+            max: 3600,
+            value: 0
+        })
+    ));
+    assert!(matches!(
+        parse("dl=maybe"),
+        Err(BeginError::NotAmong {
+            keyword: Keyword::Dataloss,
+            ..
+        })
+    ));
+    assert!(matches!(
+        parse("ctronly ctrset=none"),
+        Err(BeginError::NothingToCollect)
+    ));
+    assert!(matches!(
+        parse("maponly st=d"),
+        Err(BeginError::NotWithMaponly(Keyword::Samptype))
+    ));
+    assert!(matches!(
+        parse("path=/etc/passwd"),
+        Err(BeginError::PathNotADirectory(p)) if p == Path::new("/etc/passwd")
+    ));
 }
