@@ -90,7 +90,7 @@ fn begin(rest: &[String], line: &str) -> Result<String, String> {
         return Err("a run is already active; enter 'hcpumf his end' first".into());
     }
     let now = SystemTime::now();
-    let id = run_id(now, &o.path)?;
+    let id = run_id(now, &o.path).map_err(|e| e.to_string())?;
     let m = model::current();
     let interval_cycles = (u64::from(m.cpu_speed) * 1_000_000 * 60 / o.sampfreq)
         .clamp(m.min_sampling_interval, m.max_sampling_interval);
@@ -101,11 +101,14 @@ fn begin(rest: &[String], line: &str) -> Result<String, String> {
     let cnt_file = if o.sets.is_empty() {
         None
     } else {
-        Some(Reserved::create(
-            &o.path,
-            format!("{id}.CNT"),
-            cnt_reservation(o.sets, counters.online() as u64, &command),
-        )?)
+        Some(
+            Reserved::create(
+                &o.path,
+                format!("{id}.CNT"),
+                cnt_reservation(o.sets, counters.online() as u64, &command),
+            )
+            .map_err(|e| e.to_string())?,
+        )
     };
     let map_file = if o.map {
         match Reserved::create(&o.path, format!("{id}.MAP"), MAP_RESERVATION) {
@@ -114,7 +117,7 @@ fn begin(rest: &[String], line: &str) -> Result<String, String> {
                 if let Some(c) = cnt_file {
                     let _ = std::fs::remove_file(o.path.join(&c.name));
                 }
-                return Err(e);
+                return Err(e.to_string());
             }
         }
     } else {
@@ -129,7 +132,7 @@ fn begin(rest: &[String], line: &str) -> Result<String, String> {
                 for r in [&cnt_file, &map_file].into_iter().flatten() {
                     let _ = std::fs::remove_file(o.path.join(&r.name));
                 }
-                return Err(e);
+                return Err(e.to_string());
             }
         },
     };
