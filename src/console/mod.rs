@@ -10,9 +10,28 @@ use crate::host::meter::thread_run_ns;
 use crate::host::model::{self, apply_authorizations};
 use crate::host::services::{cpu_online, log};
 use crate::host::{alerts, state};
+use grammar::WordError;
 use hcpumf_arch::alerts::AlertBits;
-use hcpumf_arch::model::{sets_text, CounterSet, MachineModel};
+use hcpumf_arch::model::{sets_text, CounterSet, MachineModel, SettingError};
 use std::sync::atomic::Ordering;
+use thiserror::Error;
+
+/// Why `hcpumf set`, `auth` or `inject` changes nothing: the text after the subcommand's
+/// `HHCMFnnnE` prefix.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CommandError {
+    #[error(transparent)]
+    Words(#[from] WordError),
+    /// The model's own check of a setting (shared with `HCPUMF_OPTIONS`).
+    #[error(transparent)]
+    Setting(#[from] SettingError),
+    #[error("say KEY=VALUE (model, speed, cfvn, csvn, extended, cgroups, archs, timestamp)")]
+    NoSetting,
+    #[error("say counters=LIST or sampling=LIST")]
+    NoAuthorization,
+    #[error("name the alerts, e.g. 'hcpumf inject lsda cpu=0'")]
+    NoAlerts,
+}
 
 const HELP: &str = "\
 HHCMF010I hcpumf commands:
@@ -96,12 +115,10 @@ const SET_KEYS: [&str; 9] = [
 ];
 
 /// `hcpumf set KEY=VALUE ...`: the model with the settings applied, or why not.
-fn set(words: &[String]) -> Result<MachineModel, String> {
+fn set(words: &[String]) -> Result<MachineModel, CommandError> {
     let w = grammar::words(words, &SET_KEYS, 0)?;
     if w.keys.is_empty() {
-        return Err(
-            "say KEY=VALUE (model, speed, cfvn, csvn, extended, cgroups, archs, timestamp)".into(),
-        );
+        return Err(CommandError::NoSetting);
     }
     let mut m = model::current().clone();
     m.apply_settings(words)?;
@@ -115,7 +132,7 @@ struct Auth {
 }
 
 /// `hcpumf auth counters=LIST sampling=LIST [cpu=N|all]`.
-fn parse_auth(words: &[String], online: &dyn Fn(u16) -> bool) -> Result<Auth, String> {
+fn parse_auth(words: &[String], online: &dyn Fn(u16) -> bool) -> Result<Auth, CommandError> {
     let w = grammar::words(words, &["counters", "sampling", "cpu"], 0)?;
     let cpu = grammar::cpu(&w, online)?;
     let mut m = model::current().clone();
@@ -125,7 +142,7 @@ fn parse_auth(words: &[String], online: &dyn Fn(u16) -> bool) -> Result<Auth, St
         .map(grammar::sampling_functions)
         .transpose()?;
     if counters.is_none() && sampling.is_none() {
-        return Err("say counters=LIST or sampling=LIST".into());
+        return Err(CommandError::NoAuthorization);
     }
     if let Some(s) = counters {
         m.counter_authorization = s;
@@ -137,7 +154,7 @@ fn parse_auth(words: &[String], online: &dyn Fn(u16) -> bool) -> Result<Auth, St
     Ok(Auth { model: m, cpu })
 }
 
-fn auth(words: &[String]) -> Result<String, String> {
+fn auth(words: &[String]) -> Result<String, CommandError> {
     let Auth { model: m, cpu } = parse_auth(words, &cpu_online)?;
     let line = format!(
         "HHCMF014I authorization: counter sets {}, sampling {}{} on {}",
@@ -172,16 +189,13 @@ fn auth(words: &[String]) -> Result<String, String> {
 fn parse_inject(
     words: &[String],
     online: &dyn Fn(u16) -> bool,
-) -> Result<(AlertBits, Option<u16>), String> {
+) -> Result<(AlertBits, Option<u16>), CommandError> {
     let w = grammar::words(words, &["cpu"], 1)?;
-    let list = w
-        .bare
-        .first()
-        .ok_or("name the alerts, e.g. 'hcpumf inject lsda cpu=0'")?;
+    let list = w.bare.first().ok_or(CommandError::NoAlerts)?;
     Ok((grammar::alerts(list)?, grammar::cpu(&w, online)?))
 }
 
-fn inject(words: &[String]) -> Result<String, String> {
+fn inject(words: &[String]) -> Result<String, CommandError> {
     let (bits, cpu) = parse_inject(words, &cpu_online)?;
     let mut n = 0;
     for (i, st) in state::rt().cpus.iter().enumerate() {
@@ -350,7 +364,7 @@ mod tests {
         ] {
             match parse_auth(&ws(line), &online) {
                 Ok(a) => panic!("auth '{line}' was accepted (cpu {:?})", a.cpu),
-                Err(e) => assert!(e.contains(says), "auth '{line}': {e}"),
+                Err(e) => assert!(e.to_string().contains(says), "auth '{line}': {e}"),
             }
         }
         let ok = parse_auth(&ws("counters=(b,p) sampling=basic cpu=1"), &online).unwrap();
@@ -366,7 +380,7 @@ mod tests {
         ] {
             match parse_inject(&ws(line), &online) {
                 Ok(x) => panic!("inject '{line}' was accepted: {x:?}"),
-                Err(e) => assert!(e.contains(says), "inject '{line}': {e}"),
+                Err(e) => assert!(e.to_string().contains(says), "inject '{line}': {e}"),
             }
         }
         assert_eq!(
@@ -385,8 +399,29 @@ mod tests {
         ] {
             match set(&ws(line)) {
                 Ok(_) => panic!("set '{line}' was accepted"),
-                Err(e) => assert!(e.contains(says), "set '{line}': {e}"),
+                Err(e) => assert!(e.to_string().contains(says), "set '{line}': {e}"),
             }
         }
+        // The kinds, for a caller that acts on them rather than print them.
+        assert!(matches!(
+            parse_auth(&ws("counters=b cpu=2"), &online),
+            Err(CommandError::Words(WordError::CpuNotConfigured(2)))
+        ));
+        assert!(matches!(
+            parse_auth(&ws("cpu=0"), &online),
+            Err(CommandError::NoAuthorization)
+        ));
+        assert!(matches!(
+            parse_inject(&ws("cpu=0"), &online),
+            Err(CommandError::NoAlerts)
+        ));
+        assert!(matches!(set(&ws("")), Err(CommandError::NoSetting)));
+        assert!(matches!(
+            set(&ws("speed=0")),
+            Err(CommandError::Setting(SettingError::NotAllowed {
+                key: "speed",
+                ..
+            }))
+        ));
     }
 }

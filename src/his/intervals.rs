@@ -4,16 +4,19 @@
 //! snapshots as the .CNT, so that the intervals add up to the .CNT's deltas.
 
 use crate::his::counters::{RunCounters, Snap};
+use crate::his::files::FileError;
 use crate::host::model;
 use hcpumf_formats::int::{render_header, render_row, IntHeader};
 use std::fs::File;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// A run's interval file.
 pub struct Intervals {
     pub name: String,
+    /// `name` in the run's PATH, for the errors.
+    path: PathBuf,
     file: Option<File>,
     every: Duration,
     next: Instant,
@@ -21,12 +24,17 @@ pub struct Intervals {
     /// Intervals written (one line per CPU each).
     pub written: u64,
     /// Why writing stopped (disk full); reported at END.
-    pub error: Option<String>,
+    pub error: Option<FileError>,
 }
 
 impl Intervals {
     /// Create `{id}.INT` in `dir` with its header; the first interval ends `secs` from now.
-    pub fn create(dir: &Path, id: &str, secs: u64, c: &RunCounters) -> Result<Intervals, String> {
+    pub fn create(
+        dir: &Path,
+        id: &str,
+        secs: u64,
+        c: &RunCounters,
+    ) -> Result<Intervals, FileError> {
         let name = format!("{id}.INT");
         let header = render_header(&IntHeader {
             file_name: name.clone(),
@@ -35,15 +43,19 @@ impl Intervals {
             cpu_speed: model::current().cpu_speed,
             counters: c.interval_counters(),
         });
-        let mut file =
-            File::create(dir.join(&name)).map_err(|e| format!("cannot create {name}: {e}"))?;
-        if let Err(e) = file.write_all(header.as_bytes()) {
-            let _ = std::fs::remove_file(dir.join(&name));
-            return Err(format!("cannot write {name}: {e}"));
+        let path = dir.join(&name);
+        let mut file = match File::create(&path) {
+            Ok(f) => f,
+            Err(source) => return Err(FileError::Create { path, source }),
+        };
+        if let Err(source) = file.write_all(header.as_bytes()) {
+            let _ = std::fs::remove_file(&path);
+            return Err(FileError::Header { path, source });
         }
         let every = Duration::from_secs(secs);
         Ok(Intervals {
             name,
+            path,
             file: Some(file),
             every,
             next: Instant::now() + every,
@@ -62,11 +74,12 @@ impl Intervals {
         if let Some(f) = self.file.as_mut() {
             match f.write_all(text.as_bytes()) {
                 Ok(()) => self.written += 1,
-                Err(e) => {
-                    self.error = Some(format!(
-                        "writing {}: {e}; interval counters stopped after {} intervals",
-                        self.name, self.written
-                    ));
+                Err(source) => {
+                    self.error = Some(FileError::Append {
+                        path: self.path.clone(),
+                        written: self.written,
+                        source,
+                    });
                     self.file = None;
                 }
             }
@@ -94,11 +107,14 @@ impl Intervals {
         c: &RunCounters,
         ends: &[Option<Snap>],
         tod: u64,
-    ) -> Result<String, String> {
+    ) -> Result<String, FileError> {
         self.write(c, ends.to_vec(), tod);
         if let Some(f) = self.file.take() {
-            if let Err(e) = f.sync_all() {
-                return Err(format!("writing {}: {e}", self.name));
+            if let Err(source) = f.sync_all() {
+                return Err(FileError::Sync {
+                    path: self.path.clone(),
+                    source,
+                });
             }
         }
         match self.error {

@@ -8,10 +8,10 @@
 //! a writer thread. Guest and host collection coexist: each has its own interval and buffers.
 
 use crate::his::counters::{cnt_reservation, RunCounters};
-use crate::his::files::{run_id, Reserved, MAP_RESERVATION};
+use crate::his::files::{run_id, FileError, Reserved, MAP_RESERVATION};
 use crate::his::intervals::Intervals;
 use crate::his::mvs::{self, MapFilter};
-use crate::his::options::{parse_begin, HELP};
+use crate::his::options::{parse_begin, BeginError, HELP};
 use crate::his::writer::{self, WriterReport};
 use crate::host::model;
 use crate::host::run::{self as host_run, Block, RunSampling};
@@ -24,6 +24,29 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime};
+use thiserror::Error;
+
+/// Why `his begin` starts nothing or `his end` ends nothing: the text after HHCMF041E or
+/// HHCMF043E. The keywords' and the files' own errors pass through unchanged.
+#[derive(Debug, Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Begin(#[from] BeginError),
+    #[error(transparent)]
+    File(#[from] FileError),
+    #[error("a run is already active; enter 'hcpumf his end' first")]
+    AlreadyActive,
+    #[error("no run is active")]
+    NoneActive,
+    /// The timer of run `0` came to end it, and END (or a shutdown) had ended it already.
+    #[error("run {0} already ended")]
+    AlreadyEnded(String),
+    #[error("cannot start the writer thread: {0}")]
+    WriterThread(#[source] std::io::Error),
+    /// A thread panicked holding the run's state (a bug; the plugin keeps going).
+    #[error("collector state poisoned")]
+    Poisoned,
+}
 
 /// The active run.
 struct Run {
@@ -81,13 +104,11 @@ pub fn command(words: &[String], line: &str) {
     }
 }
 
-fn begin(rest: &[String], line: &str) -> Result<String, String> {
+fn begin(rest: &[String], line: &str) -> Result<String, RunError> {
     let o = parse_begin(rest, model::current())?;
-    let mut guard = RUN
-        .lock()
-        .map_err(|_| "collector state poisoned".to_string())?;
+    let mut guard = RUN.lock().map_err(|_| RunError::Poisoned)?;
     if guard.is_some() {
-        return Err("a run is already active; enter 'hcpumf his end' first".into());
+        return Err(RunError::AlreadyActive);
     }
     let now = SystemTime::now();
     let id = run_id(now, &o.path)?;
@@ -114,7 +135,7 @@ fn begin(rest: &[String], line: &str) -> Result<String, String> {
                 if let Some(c) = cnt_file {
                     let _ = std::fs::remove_file(o.path.join(&c.name));
                 }
-                return Err(e);
+                return Err(e.into());
             }
         }
     } else {
@@ -129,7 +150,7 @@ fn begin(rest: &[String], line: &str) -> Result<String, String> {
                 for r in [&cnt_file, &map_file].into_iter().flatten() {
                     let _ = std::fs::remove_file(o.path.join(&r.name));
                 }
-                return Err(e);
+                return Err(e.into());
             }
         },
     };
@@ -144,7 +165,7 @@ fn begin(rest: &[String], line: &str) -> Result<String, String> {
             let name = format!("{id}.SMP.{i:X}");
             match File::create(o.path.join(&name)) {
                 Ok(f) => smp_files[i] = Some(f),
-                Err(e) => {
+                Err(source) => {
                     for (k, f) in smp_files.iter().enumerate() {
                         if f.is_some() {
                             let _ = std::fs::remove_file(o.path.join(format!("{id}.SMP.{k:X}")));
@@ -156,7 +177,11 @@ fn begin(rest: &[String], line: &str) -> Result<String, String> {
                     if let Some(i) = &intervals {
                         let _ = std::fs::remove_file(o.path.join(&i.name));
                     }
-                    return Err(format!("cannot create {name}: {e}"));
+                    return Err(FileError::Create {
+                        path: o.path.join(&name),
+                        source,
+                    }
+                    .into());
                 }
             }
         }
@@ -164,7 +189,7 @@ fn begin(rest: &[String], line: &str) -> Result<String, String> {
     let (tx, writer) = if o.sampling {
         let (tx, rx) = mpsc::channel::<Block>();
         let h = writer::spawn(o.path.clone(), id.clone(), rx, o.dataloss_stop, smp_files)
-            .map_err(|e| format!("cannot start the writer thread: {e}"))?;
+            .map_err(RunError::WriterThread)?;
         (Some(tx), Some(h))
     } else {
         (None, None)
@@ -282,17 +307,15 @@ fn start_timer(id: String) {
 }
 
 /// End the active run (`only`: if it is that run).
-fn end(why: &str, only: Option<&str>) -> Result<String, String> {
-    let mut guard = RUN
-        .lock()
-        .map_err(|_| "collector state poisoned".to_string())?;
+fn end(why: &str, only: Option<&str>) -> Result<String, RunError> {
+    let mut guard = RUN.lock().map_err(|_| RunError::Poisoned)?;
     if let (Some(id), Some(r)) = (only, guard.as_ref()) {
         if r.id != id {
-            return Err(format!("run {id} already ended"));
+            return Err(RunError::AlreadyEnded(id.to_string()));
         }
     }
     let Some(mut run) = guard.take() else {
-        return Err("no run is active".into());
+        return Err(RunError::NoneActive);
     };
     drop(guard);
     let end_tod = tod_now();
@@ -311,7 +334,7 @@ fn end(why: &str, only: Option<&str>) -> Result<String, String> {
         .and_then(|h| h.join().ok())
         .unwrap_or_default();
     let mut files = Vec::new();
-    let mut errors = Vec::new();
+    let mut errors: Vec<FileError> = Vec::new();
     // One set of END snapshots for the .CNT and the last interval: the intervals add up.
     let ends = run.counters.snaps_now();
     if let Some(f) = run.cnt_file.take() {
@@ -430,5 +453,39 @@ pub fn stop_on_unload() {
             Ok(m) => log(&m),
             Err(e) => log(&format!("HHCMF043E hcpumf his: {e}")),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::his::options::Keyword;
+
+    fn ws(line: &str) -> Vec<String> {
+        line.split_whitespace().map(str::to_string).collect()
+    }
+
+    /// The keywords' errors reach the console as they are, and END without a run says so;
+    /// neither starts or needs a run (nothing here touches the host).
+    #[test]
+    fn begin_and_end_pass_their_errors_up_whole() {
+        let e = begin(&ws("sf=600000 sampfreq=600000"), "").unwrap_err();
+        assert!(
+            matches!(e, RunError::Begin(BeginError::Repeated(Keyword::Sampfreq))),
+            "{e:?}"
+        );
+        assert_eq!(e.to_string(), "SAMPFREQ is given more than once");
+        let e = begin(&ws("path=/nonexistent/dir"), "").unwrap_err();
+        assert!(matches!(
+            e,
+            RunError::Begin(BeginError::PathNotADirectory(_))
+        ));
+        let e = end("END command", None).unwrap_err();
+        assert!(matches!(e, RunError::NoneActive), "{e:?}");
+        assert_eq!(e.to_string(), "no run is active");
+        assert_eq!(
+            RunError::AlreadyEnded("SYSHIS20250101.000000.000".into()).to_string(),
+            "run SYSHIS20250101.000000.000 already ended"
+        );
     }
 }

@@ -12,7 +12,7 @@
 
 use crate::host::services::{cpu_online, host, log};
 use crate::host::{alerts, state};
-use hcpumf_arch::model::MachineModel;
+use hcpumf_arch::model::{MachineModel, SettingError};
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
@@ -62,7 +62,7 @@ fn machine_type() -> u16 {
 
 /// The model of machine type `mtype` with the `HCPUMF_OPTIONS` settings applied (and their
 /// error, when they do not apply: the defaults are used then).
-fn model_for(mtype: u16) -> (MachineModel, Option<String>) {
+fn model_for(mtype: u16) -> (MachineModel, Option<SettingError>) {
     let mut m = MachineModel::for_machine_type(mtype);
     if let Ok(opts) = std::env::var("HCPUMF_OPTIONS") {
         let words: Vec<String> = opts.split_whitespace().map(str::to_string).collect();

@@ -7,6 +7,7 @@
 //! The model in force is kept by the host (`host::model::current`); everything here is pure.
 
 pub use hcpumf_formats::counter_sets::{CounterSet, CounterSets};
+use thiserror::Error;
 
 /// The model-dependent values of the CPU-measurement facilities.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -193,17 +194,17 @@ impl MachineModel {
 
     /// Apply operator settings (`hcpumf set`, `HCPUMF_OPTIONS`: `model=`, `speed=`, `cfvn=`,
     /// `csvn=`, `extended=`, `cgroups=`, `archs=`, `timestamp=`); nothing changes on error.
-    pub fn apply_settings(&mut self, words: &[String]) -> Result<(), String> {
+    pub fn apply_settings(&mut self, words: &[String]) -> Result<(), SettingError> {
         let mut n = self.clone();
         for w in words {
             let Some((k, v)) = w.split_once('=') else {
-                return Err(format!("'{w}' is not KEY=VALUE"));
+                return Err(SettingError::NotKeyValue(w.clone()));
             };
             let k = k.to_ascii_lowercase();
             match k.as_str() {
                 "model" | "type" => {
                     let t = u16::from_str_radix(v.trim_start_matches("0x"), 16)
-                        .map_err(|_| format!("model '{v}' is not a 4-digit hex machine type"))?;
+                        .map_err(|_| SettingError::NotAMachineType(v.to_string()))?;
                     let keep = (n.cpu_speed, n.all_architectures);
                     n = MachineModel::for_machine_type(t);
                     n.all_architectures = keep.1;
@@ -211,23 +212,30 @@ impl MachineModel {
                 "speed" => {
                     let s = parse_num(v)?;
                     if !(1..=1_000_000).contains(&s) {
-                        return Err("speed must be 1..1000000 cycles per microsecond".into());
+                        return Err(SettingError::NotAllowed {
+                            key: "speed",
+                            allowed: "1..1000000 cycles per microsecond",
+                        });
                     }
                     n.set_cpu_speed(s as u32);
                 }
                 "cfvn" => {
                     let c = parse_num(v)?;
                     if c != 1 && c != 3 {
-                        return Err(
-                            "cfvn must be 1 or 3 (the defined counter first versions)".into()
-                        );
+                        return Err(SettingError::NotAllowed {
+                            key: "cfvn",
+                            allowed: "1 or 3 (the defined counter first versions)",
+                        });
                     }
                     n.cfvn = c as u16;
                 }
                 "csvn" => {
                     let c = parse_num(v)?;
                     if !(1..=8).contains(&c) {
-                        return Err("csvn must be 1..8".into());
+                        return Err(SettingError::NotAllowed {
+                            key: "csvn",
+                            allowed: "1..8",
+                        });
                     }
                     n.csvn = c as u16;
                     n.extended_counters = n.max_extended_counters();
@@ -235,32 +243,44 @@ impl MachineModel {
                 "extended" => {
                     let c = parse_num(v)?;
                     if c > u64::from(n.max_extended_counters()) {
-                        return Err(format!(
-                            "extended must be 0..{} for CSVN {}",
-                            n.max_extended_counters(),
-                            n.csvn
-                        ));
+                        return Err(SettingError::TooManyExtended {
+                            max: n.max_extended_counters(),
+                            csvn: n.csvn,
+                        });
                     }
                     n.extended_counters = c as u16;
                 }
                 "cgroups" => {
                     let c = parse_num(v)?;
                     if c > 1 {
-                        return Err("cgroups must be 0 (not installed) or 1".into());
+                        return Err(SettingError::NotAllowed {
+                            key: "cgroups",
+                            allowed: "0 (not installed) or 1",
+                        });
                     }
                     n.coprocessor_groups = c as u16;
                 }
                 "archs" => match v.to_ascii_lowercase().as_str() {
                     "z" => n.all_architectures = false,
                     "all" => n.all_architectures = true,
-                    _ => return Err("archs must be z or all".into()),
+                    _ => {
+                        return Err(SettingError::NotAllowed {
+                            key: "archs",
+                            allowed: "z or all",
+                        })
+                    }
                 },
                 "timestamp" => match v.to_ascii_lowercase().as_str() {
                     "stck" => n.stcke_timestamps = false,
                     "stcke" => n.stcke_timestamps = true,
-                    _ => return Err("timestamp must be stck or stcke".into()),
+                    _ => {
+                        return Err(SettingError::NotAllowed {
+                            key: "timestamp",
+                            allowed: "stck or stcke",
+                        })
+                    }
                 },
-                _ => return Err(format!("unknown keyword '{k}'")),
+                _ => return Err(SettingError::UnknownKeyword(k)),
             }
         }
         *self = n;
@@ -268,14 +288,42 @@ impl MachineModel {
     }
 }
 
+/// Why a setting of [`MachineModel::apply_settings`] does not apply. The texts are what the
+/// operator reads after `HHCMF013E hcpumf set:` and `HHCMF011E HCPUMF_OPTIONS:`.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SettingError {
+    #[error("'{0}' is not KEY=VALUE")]
+    NotKeyValue(String),
+    #[error("unknown keyword '{0}'")]
+    UnknownKeyword(String),
+    #[error("model '{0}' is not a 4-digit hex machine type")]
+    NotAMachineType(String),
+    #[error(transparent)]
+    NotANumber(#[from] NotANumber),
+    /// A value outside what the keyword allows (`allowed` says what it does).
+    #[error("{key} must be {allowed}")]
+    NotAllowed {
+        key: &'static str,
+        allowed: &'static str,
+    },
+    /// More extended counters than the counter second version defines.
+    #[error("extended must be 0..{max} for CSVN {csvn}")]
+    TooManyExtended { max: u16, csvn: u16 },
+}
+
+/// A word that [`parse_num`] cannot read as a number (the word as given).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("'{0}' is not a number")]
+pub struct NotANumber(pub String);
+
 /// A decimal or 0x-prefixed hexadecimal number.
-pub fn parse_num(v: &str) -> Result<u64, String> {
+pub fn parse_num(v: &str) -> Result<u64, NotANumber> {
     let r = if let Some(h) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
         u64::from_str_radix(h, 16)
     } else {
         v.parse::<u64>()
     };
-    r.map_err(|_| format!("'{v}' is not a number"))
+    r.map_err(|_| NotANumber(v.to_string()))
 }
 
 /// Counter sets as the console and the HIS messages show them (B,P,C,E,MT,CG).
@@ -352,10 +400,27 @@ mod tests {
         let mut m = MachineModel::default();
         let before = m.clone();
         let words = vec!["speed=1000".to_string(), "bogus=1".to_string()];
-        assert!(m.apply_settings(&words).is_err());
+        let e = m.apply_settings(&words).unwrap_err();
+        assert_eq!(e, SettingError::UnknownKeyword("bogus".into()));
+        assert_eq!(e.to_string(), "unknown keyword 'bogus'");
         assert_eq!(m, before);
-        assert!(m.apply_settings(&["speed=0".to_string()]).is_err());
-        assert!(m.apply_settings(&["csvn=9".to_string()]).is_err());
+        let e = m.apply_settings(&["speed=0".to_string()]).unwrap_err();
+        assert!(matches!(e, SettingError::NotAllowed { key: "speed", .. }));
+        assert_eq!(
+            e.to_string(),
+            "speed must be 1..1000000 cycles per microsecond"
+        );
+        let e = m.apply_settings(&["csvn=9".to_string()]).unwrap_err();
+        assert_eq!(e.to_string(), "csvn must be 1..8");
+        let e = m.apply_settings(&["speed=x".to_string()]).unwrap_err();
+        assert_eq!(e, SettingError::NotANumber(NotANumber("x".into())));
+        assert_eq!(e.to_string(), "'x' is not a number");
+        let e = m.apply_settings(&["csvn=1".into(), "extended=500".into()]);
+        assert_eq!(
+            e.unwrap_err(),
+            SettingError::TooManyExtended { max: 32, csvn: 1 }
+        );
+        assert_eq!(m, before);
         assert!(m.apply_settings(&["speed=1000".to_string()]).is_ok());
         assert_eq!(m.cpu_speed, 1000);
     }
