@@ -1,10 +1,12 @@
 //! The operator's front door: the `hcpumf` console command (machine model, authorization by
-//! "external means", fault injection, status) and the load banner. It calls into `host` and
+//! "external means", the counter controls of a guest that loads none, fault injection,
+//! status) and the load banner. It calls into `host` and
 //! `his`; nothing calls back into it but `plugin`.
 //!
 //! Messages carry Hercules-style identifiers `HHCMFnnns`.
 
 mod grammar;
+mod lcctl;
 
 use crate::host::meter::thread_run_ns;
 use crate::host::model::{self, apply_authorizations};
@@ -40,6 +42,10 @@ HHCMF010I hcpumf commands:
                                        extended=N cgroups=N archs=z|all timestamp=stck|stcke
   hcpumf auth counters=LIST [cpu=N]    authorize counter sets (LIST: b,p,c,e,g | all | none)
   hcpumf auth sampling=LIST [cpu=N]    authorize sampling functions (basic,diag | all | none)
+  hcpumf lcctl counters=LIST [extract=yes|no] [cpu=N]
+                                       enable and activate counter sets for a guest that
+                                       issues no LCCTL (MVS 3.8J); extract: problem-state
+                                       ECCTR in S/370 and ESA/390
   hcpumf inject ALERTS [cpu=N|all]     recognize alerts (iea,ise,pra,saca,lsda,mtda,caca,lcda)
   hcpumf his ...                       host-driven HIS collection (hcpumf his help)
   hcpumf help                          this text";
@@ -89,6 +95,10 @@ pub fn command(args: &[String], line: &str) {
         Some("auth") => match auth(rest) {
             Ok(msg) => log(&msg),
             Err(e) => log(&format!("HHCMF015E hcpumf auth: {e}; nothing changed")),
+        },
+        Some("lcctl") => match lcctl::lcctl(rest) {
+            Ok(msg) => log(&msg),
+            Err(e) => log(&format!("HHCMF024E hcpumf lcctl: {e}; nothing changed")),
         },
         Some("inject") => match inject(rest) {
             Ok(msg) => log(&msg),
@@ -286,6 +296,9 @@ fn status() {
             if m.set_size(set) > 0 {
                 sets.push(format!("{}={state}", set.name()));
             }
+        }
+        if st.counters.operator_extraction() {
+            sets.push("(problem-state extraction by the operator)".into());
         }
         log(&format!(
             "HHCMF021I CPU{i:04X} counters {}; sampling {} interval {} samples {} missed {} \

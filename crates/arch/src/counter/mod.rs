@@ -9,44 +9,13 @@
 //! (authorization by external means) and the CPU thread (instructions) never lock.
 
 use crate::alerts::AlertBits;
-use crate::cpu::{CpuView, MeterReading};
+use crate::cpu::{Arch, CpuView, MeterReading};
 pub use crate::crypto::CryptoFunction;
 use crate::model::{CounterSet, CounterSets, MachineModel};
 use crate::pgm::{Cc, ProgramException};
-use std::sync::atomic::{AtomicU64, Ordering};
-
-/// State of a counter set (Figure 2-1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SetState {
-    Unauthorized,
-    Disabled,
-    Inactive,
-    Active,
-}
-
-impl SetState {
-    /// The state the controls A, E, C describe, or None for an invalid combination.
-    pub fn of(a: bool, e: bool, c: bool) -> Option<SetState> {
-        match (a, e, c) {
-            (false, false, false) => Some(SetState::Unauthorized),
-            (true, false, false) => Some(SetState::Disabled),
-            (true, true, false) => Some(SetState::Inactive),
-            (true, true, true) => Some(SetState::Active),
-            _ => None,
-        }
-    }
-}
-
-/// Is `from -> to` a transition LCCTL/LPCTL may make (Figure 2-2)? Same-state requests
-/// succeed (programming note 1); transitions to or from unauthorized need external means.
-pub fn program_transition_allowed(from: SetState, to: SetState) -> bool {
-    use SetState::*;
-    match (from, to) {
-        (a, b) if a == b => true,
-        (Unauthorized, _) | (_, Unauthorized) => false,
-        _ => true,
-    }
-}
+use state::{pack, unpack};
+pub use state::{program_transition_allowed, SetState};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Number of counter slots kept per set (the largest set: 160 extended counters).
 const SLOTS: usize = 160;
@@ -93,24 +62,15 @@ pub struct CpuCounters {
     problem: SetCounters,
     crypto: SetCounters,
     extended: SetCounters,
+    /// Problem-state extraction authorized by the operator, for S/370 and ESA/390 (see
+    /// [`CpuCounters::extraction_authorized`]).
+    operator_extraction: AtomicBool,
 }
 
 impl Default for CpuCounters {
     fn default() -> Self {
         Self::new()
     }
-}
-
-fn pack(a: CounterSets, e: CounterSets, c: CounterSets) -> u64 {
-    u64::from(a.bits()) | (u64::from(e.bits()) << 16) | (u64::from(c.bits()) << 32)
-}
-
-fn unpack(v: u64) -> (CounterSets, CounterSets, CounterSets) {
-    (
-        CounterSets::from_bits_retain(v as u16),
-        CounterSets::from_bits_retain((v >> 16) as u16),
-        CounterSets::from_bits_retain((v >> 32) as u16),
-    )
 }
 
 /// Result of STCCTM: the condition code and the doublewords to store.
@@ -125,6 +85,7 @@ impl CpuCounters {
     pub fn new() -> Self {
         CpuCounters {
             controls: AtomicU64::new(0),
+            operator_extraction: AtomicBool::new(false),
             basic: SetCounters::new(32),
             problem: SetCounters::new(32),
             crypto: SetCounters::new(64),
@@ -349,16 +310,42 @@ impl CpuCounters {
         Some((set, i))
     }
 
-    /// EXTRACT CPU COUNTER. In the problem state CR0 bit 15 must be one (privileged-operation
-    /// exception otherwise); bits 0-47 of R2 must be zero (specification). `Ok(None)` is
-    /// condition code 3 (counter not available).
+    /// May a program in the problem state extract counters (ECCTR, STCCTM)? In
+    /// z/Architecture when CR0 bit 15, the measurement-counter-extraction authorization, is
+    /// one (SA23-2260). The facility is z/Architecture's; the plugin also offers it to S/370
+    /// and ESA/390 guests (`archs=all`), whose 32-bit CR0 has no bit 15 (their CR0 is bits
+    /// 32-63 of z/Architecture's): there the operator authorizes it
+    /// ([`CpuCounters::set_operator_extraction`]), as the authorizations of the counter sets
+    /// come "by external means".
+    pub fn extraction_authorized(&self, view: &CpuView) -> bool {
+        match view.arch {
+            Arch::Z => view.counter_extraction_authorized(),
+            Arch::S370 | Arch::Esa390 => self.operator_extraction.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The operator's problem-state extraction authorization for S/370 and ESA/390 (not
+    /// changed by resets, like the authorization controls).
+    pub fn set_operator_extraction(&self, on: bool) {
+        self.operator_extraction.store(on, Ordering::Relaxed);
+    }
+
+    /// The operator's problem-state extraction authorization.
+    pub fn operator_extraction(&self) -> bool {
+        self.operator_extraction.load(Ordering::Relaxed)
+    }
+
+    /// EXTRACT CPU COUNTER. In the problem state extraction must be authorized
+    /// ([`CpuCounters::extraction_authorized`]; privileged-operation exception otherwise);
+    /// bits 0-47 of R2 must be zero (specification). `Ok(None)` is condition code 3 (counter
+    /// not available).
     pub fn ecctr(
         &self,
         m: &MachineModel,
         view: &CpuView,
         r2: u64,
     ) -> Result<Option<u64>, ProgramException> {
-        if view.problem_state && !view.counter_extraction_authorized() {
+        if view.problem_state && !self.extraction_authorized(view) {
             return Err(ProgramException::PrivilegedOperation);
         }
         if r2 >> 16 != 0 {
@@ -399,8 +386,8 @@ impl CpuCounters {
         Ok(Cc::Zero)
     }
 
-    /// STORE CPU COUNTER MULTIPLE. Checks in this order: CR0 bit 15 in the problem state
-    /// (privileged operation); R1 bits 0-47, a reserved M3 code, operand alignment
+    /// STORE CPU COUNTER MULTIPLE. Checks in this order: extraction authorization in the
+    /// problem state (privileged operation); R1 bits 0-47, a reserved M3 code, operand alignment
     /// (specification); M3 = 9 in the problem state (special operation). Then cc 0/1/2/3.
     pub fn stcctm(
         &self,
@@ -410,7 +397,7 @@ impl CpuCounters {
         m3: u8,
         addr: u64,
     ) -> Result<StcctmResult, ProgramException> {
-        if view.problem_state && !view.counter_extraction_authorized() {
+        if view.problem_state && !self.extraction_authorized(view) {
             return Err(ProgramException::PrivilegedOperation);
         }
         let set = match m3 {
@@ -569,6 +556,7 @@ impl CpuCounters {
 }
 
 mod groups;
+mod state;
 pub use groups::CoprocessorGroups;
 
 #[cfg(test)]

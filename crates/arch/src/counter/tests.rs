@@ -233,6 +233,52 @@ fn ecctr_availability_and_exceptions() {
     );
 }
 
+/// S/370 and ESA/390 have no CR0 bit 15 (their 32-bit CR0 is z/Architecture's bits 32-63):
+/// a problem-state ECCTR or STCCTM there is authorized by the operator, and only there; a
+/// z/Architecture CPU keeps to its CR0 whatever the operator said.
+#[test]
+fn problem_state_extraction_in_s370_and_esa390_is_the_operators() {
+    let m = z10();
+    let c = authorized(&m);
+    let now = MeterReading::default();
+    let b = CounterSets::BASIC;
+    assert_eq!(c.lcctl(&m, op(b, b), &now), Ok(Cc::Zero));
+    for arch in [Arch::S370, Arch::Esa390] {
+        // Every bit of the 32-bit CR0 on: none of them is the extraction authorization.
+        let v = CpuView {
+            arch,
+            problem_state: true,
+            cr0: 0xFFFF_FFFF,
+            meter: meter(500, 0, 0, 0),
+            ..Default::default()
+        };
+        c.set_operator_extraction(false);
+        assert_eq!(
+            c.ecctr(&m, &v, 1),
+            Err(ProgramException::PrivilegedOperation),
+            "{arch:?}"
+        );
+        assert_eq!(
+            c.stcctm(&m, &v, 1, 1, 0).map(|r| r.cc),
+            Err(ProgramException::PrivilegedOperation),
+            "{arch:?}"
+        );
+        c.set_operator_extraction(true);
+        assert_eq!(c.ecctr(&m, &v, 1), Ok(Some(500)), "{arch:?}");
+    }
+    let z = CpuView {
+        arch: Arch::Z,
+        problem_state: true,
+        ..Default::default()
+    };
+    assert!(c.operator_extraction());
+    assert_eq!(
+        c.ecctr(&m, &z, 1),
+        Err(ProgramException::PrivilegedOperation),
+        "z/Architecture: CR0 bit 15 decides"
+    );
+}
+
 #[test]
 fn scctr_sets_inactive_and_active_counters() {
     let m = z10();
