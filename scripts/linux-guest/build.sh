@@ -19,14 +19,19 @@ cache=${HCPUMF_CACHE:-$HOME/.cache/hcpumf/linux}
 [ "$rel" = bookworm ] || cache="$cache-$rel"
 mkdir -p "$cache/debs"
 # debs.py chooses the packages from the release's signed indexes and the mirror's pool as
-# they are today, and writes debs/versions; a cache without that file is from the apt-based
-# version of this script and is chosen again. The unpacked tree (and that script's apt
-# state) must not outlive the packages it came from.
-if [ ! -f "$cache/debs/.complete" ] || [ ! -f "$cache/debs/versions" ]; then
+# they are today, and writes debs/versions and debs/notes; a cache without them is from the
+# apt-based version of this script and is chosen again. The unpacked tree (and that
+# script's apt state) must not outlive the packages it came from.
+if [ ! -f "$cache/debs/.complete" ] || [ ! -f "$cache/debs/versions" ] ||
+   [ ! -f "$cache/debs/notes" ]; then
   rm -f "$cache/debs/.complete"
   rm -rf "$cache/x" "$cache/apt" "$cache/index"
   python3 "$here/debs.py" "$rel" "$cache/debs"
   touch "$cache/debs/.complete"
+else
+  # What the mirror made debs.py substitute, and what it could not check, holds for every
+  # guest built from these packages.
+  sed "s/^build: /build: (cached $(date -r "$cache/debs/versions" +%F)) /" "$cache/debs/notes" >&2
 fi
 # The kernel that boots: perf and the DASD modules must be of this same version.
 krel=$(sed -n 's/^linux-image-\([0-9][^ ]*\) .*/\1/p' "$cache/debs/versions")

@@ -15,7 +15,8 @@ version any index names whose file the pool serves is taken; failing that, the l
 earlier point-release build the pool still serves, found by asking for exact file names
 (pool directories have no listings). Every package is checked against the SHA-256 of an
 index that names it; what was substituted for what, and what could not be checked, goes to
-stderr. DEBS_DIR/versions lists what was taken: package, version, where from, how checked.
+stderr (and into DEBS_DIR/notes). DEBS_DIR/versions lists what was taken: package,
+version, where from (a suite, or pool), how checked, and the suite whose index checked it.
 Standard library only: python3 is on every Debian; gpgv comes with apt.
 """
 import email.utils
@@ -50,8 +51,14 @@ BINNMU = 3
 # (K + 1) * (BINNMU + 1) file names in each of the two pools.
 
 
+# DEBS_DIR/notes keeps what say() said, for build.sh to repeat on each build from the cache.
+NOTES = None
+
+
 def say(msg):
     print(f"build: {msg}", file=sys.stderr, flush=True)
+    if NOTES is not None:
+        print(f"build: {msg}", file=NOTES, flush=True)
 
 
 def die(msg):
@@ -519,6 +526,9 @@ def main():
     if len(sys.argv) != 3 or sys.argv[1] not in ("bookworm", "trixie"):
         sys.exit("usage: debs.py bookworm|trixie DEBS_DIR")
     rel, debs = sys.argv[1], sys.argv[2]
+    os.makedirs(debs, exist_ok=True)
+    global NOTES
+    NOTES = open(os.path.join(debs, "notes"), "w")
     suites = load(rel)
     if not suites or suites[0].name != rel:
         die(f"{rel}: no s390x index")
@@ -539,7 +549,6 @@ def main():
     if r.skipped:
         say(f"kernel: {', '.join(r.skipped)} -> {image.name} {image.version} ({image.where})")
 
-    os.makedirs(debs, exist_ok=True)
     keep = set()
     for b in builds:
         f = os.path.basename(b.url)
