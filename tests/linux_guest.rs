@@ -30,6 +30,27 @@ fn boot_release(release: &str, cpus: u32, plugin: bool, env: &[(&str, &str)]) ->
         );
         return None;
     }
+    // What the build took from the mirror (and what it substituted, or could not check),
+    // and the kernel, perf and s390-tools that boot: build.sh lists the packages in
+    // `versions` next to the .ins file it prints last.
+    for l in String::from_utf8_lossy(&build.stderr).lines() {
+        eprintln!("linux_guest: {release}: {l}");
+    }
+    let stdout = String::from_utf8_lossy(&build.stdout);
+    let ins = std::path::Path::new(stdout.lines().last().unwrap_or_default().trim());
+    let versions = ins.with_file_name("versions");
+    match std::fs::read_to_string(&versions) {
+        Ok(v) => {
+            for l in v.lines().filter(|l| {
+                l.starts_with("linux-image-")
+                    || l.starts_with("linux-perf ")
+                    || l.starts_with("s390-tools ")
+            }) {
+                eprintln!("linux_guest: {release} boots {l}");
+            }
+        }
+        Err(e) => eprintln!("linux_guest: {}: {e}", versions.display()),
+    }
     let mut cmd = Command::new("bash");
     // run.sh stops Hercules only when the console stays silent (a slow host lengthens the
     // run, it does not fail it).
@@ -279,6 +300,7 @@ fn debian_13_linux_6_12_measures_four_cpus_through_cpu_hotplug() {
         "the guest did not finish:\n{log}"
     );
     let kernel = lines(disk, "KERNEL:").join(" ");
+    eprintln!("linux_guest: trixie guest's uname -r: {kernel}");
     assert!(kernel.starts_with("6.12."), "{kernel}");
     let fac = lines(disk, "FACILITIES:").join(" ");
     for f in ["40", "67", "68", "142"] {
