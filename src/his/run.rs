@@ -111,7 +111,7 @@ fn begin(rest: &[String], line: &str) -> Result<String, RunError> {
         return Err(RunError::AlreadyActive);
     }
     let now = SystemTime::now();
-    let id = run_id(now, &o.path)?;
+    let id = run_id(crate::his::localtime::local(now), &o.path)?;
     let m = model::current();
     let interval_cycles = (u64::from(m.cpu_speed) * 1_000_000 * 60 / o.sampfreq)
         .clamp(m.min_sampling_interval, m.max_sampling_interval);
@@ -341,7 +341,6 @@ fn end(why: &str, only: Option<&str>) -> Result<String, RunError> {
         let text = run.counters.cnt_text(
             &f.name,
             &run.command,
-            &run.title,
             (end_time, end_tod),
             report.lost_samples,
             &ends,
@@ -373,9 +372,16 @@ fn end(why: &str, only: Option<&str>) -> Result<String, RunError> {
     if smp > 0 {
         files.push(format!("{}.SMP.* ({smp} blocks)", run.id));
     }
+    // The title, as HIS022I repeats it at the end (Redbook Example 4-2: TITLE= ''); the
+    // .CNT has it in its COMMAND line.
     let mut msg = format!(
-        "HHCMF044I hcpumf his: run {} ended ({why}) after {:.1} s; files: {}",
+        "HHCMF044I hcpumf his: run {}{} ended ({why}) after {:.1} s; files: {}",
         run.id,
+        if run.title.is_empty() {
+            String::new()
+        } else {
+            format!(" (title '{}')", run.title)
+        },
         run.started.elapsed().as_secs_f64(),
         if files.is_empty() {
             "none".into()

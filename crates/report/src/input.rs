@@ -79,7 +79,12 @@ pub fn find_files(paths: &[PathBuf]) -> Result<RunFiles, ReportError> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        // z/OS names are capitals, but a copy may not be (Redbook Figure 3-3:
+        // SYSHIS20100302.220948.cnt).
+        let name = name.to_ascii_uppercase();
         if let Some(i) = name.rfind(".SMP.") {
+            // .SMP.xx: the CPU in hexadecimal, two digits as z/OS names them (Redbook 4.2);
+            // hcpumf's earlier files have one (.SMP.0).
             match u16::from_str_radix(&name[i + 5..], 16) {
                 Ok(cpu) => r.smp.push((cpu, p.to_path_buf())),
                 Err(_) => return false,
@@ -105,7 +110,11 @@ pub fn find_files(paths: &[PathBuf]) -> Result<RunFiles, ReportError> {
             names.sort();
             for n in names {
                 if n.file_name()
-                    .map(|x| x.to_string_lossy().starts_with("SYSHIS"))
+                    .map(|x| {
+                        x.to_string_lossy()
+                            .to_ascii_uppercase()
+                            .starts_with("SYSHIS")
+                    })
                     .unwrap_or(false)
                 {
                     add(&n);

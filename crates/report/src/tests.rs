@@ -60,14 +60,12 @@ fn run_dir() -> (PathBuf, RunFiles) {
     std::fs::write(d.join(format!("{RUN}.MAP")), MAP).unwrap();
     let cnt = cnt::render(&cnt::CntRun {
         file_name: format!("{RUN}.CNT"),
-        command: "hcpumf his begin smfintval=1".into(),
-        title: "exports".into(),
-        machine_type: 0x2097,
+        command: "hcpumf his begin smfintval=1 title=exports".into(),
         cfvn: 1,
         csvn: 1,
         cpu_speed: 1000,
-        start: std::time::UNIX_EPOCH,
-        end: std::time::UNIX_EPOCH,
+        start: hcpumf_formats::time::Civil::default(),
+        end: hcpumf_formats::time::Civil::default(),
         start_tod: T0,
         end_tod: T0 + 2 * SEC,
         lost_samples: 0,

@@ -38,7 +38,6 @@ use blocks::{ASCBASID, PSAAOLD, PSATOLD};
 use hcpumf_arch::cpu::CpuView;
 use hcpumf_arch::storage::GuestStorage;
 use hcpumf_formats::map::MapEntry;
-use hcpumf_formats::time::{civil, day_of_year, unix_secs};
 
 /// The guest program parameter the z/OS dispatcher would load for the running work unit
 /// (z/OS "Sampling function output in a .SMP file"): bit 0 W = 0, bits 8-31 TCB address,
@@ -68,13 +67,12 @@ pub fn map_text(filter: &MapFilter) -> (String, String, Vec<String>) {
         None => (Vec::new(), vec!["no CPU or storage to walk".to_string()]),
     };
     let m = model::current();
-    let (y, mo, d, h, mi, s) = civil(unix_secs(std::time::SystemTime::now()));
-    let doy = day_of_year(y, mo, d);
+    let now = crate::his::localtime::local(std::time::SystemTime::now());
     let mut f = String::new();
     f.push_str("I SYS HERCULES\n");
     f.push_str("I OS MVS\n");
-    f.push_str(&format!("I DATE{:02}{:03}\n", y % 100, doy));
-    f.push_str(&format!("I TIME{h:02}{mi:02}{s:02}00\n"));
+    f.push_str(&format!("I DATE{}\n", now.julian()));
+    f.push_str(&format!("I TIME{}\n", now.map_time()));
     f.push_str("I MAP V1R1\n");
     // The record layout's: 16 hexadecimal digits per address.
     f.push_str("I MODE 64-BIT\n");
