@@ -25,7 +25,7 @@ fn collection_files_match_the_workload() {
     let outside = out.samples_taken_outside();
     assert!(outside > 1000, "{outside} samples taken from outside");
 
-    // .SMP.0: whole 4-KB blocks, full ones with F and BSDES 32, entries in the three regions.
+    // .SMP.00: whole 4-KB blocks, full ones with F and BSDES 32, entries in the three regions.
     let smp_files = files(&out_dir, ".SMP.");
     assert_eq!(smp_files.len(), 1, "one CPU, one file");
     let bytes = std::fs::read(&smp_files[0]).expect("read .SMP");
@@ -441,7 +441,9 @@ fn maponly_with_mapjob_writes_just_the_map_of_that_job() {
 #[test]
 fn four_cpus_give_one_smp_file_each() {
     // A HIS run over four CPUs that sample for themselves and drain with CDSG
-    // (samp_stress): .SMP.0 to .SMP.3 of whole blocks, one .CNT with every CPU, and the
+    // (samp_stress): .SMP.00 to .SMP.03 (the CPU in two hexadecimal digits, as z/OS names
+    // them: Redbook SG24-7857 4.2, "xx The hexadecimal logical CPU number, starting with
+    // 00") of whole blocks, one .CNT with every CPU, and the
     // guest's own sampling still correct on every CPU.
     let out_dir = scratch("his-4cpu");
     let cfg = Config {
@@ -479,7 +481,7 @@ fn four_cpus_give_one_smp_file_each() {
                 .to_string()
         })
         .collect();
-    assert_eq!(names, vec!["0", "1", "2", "3"], "{smp_files:?}");
+    assert_eq!(names, vec!["00", "01", "02", "03"], "{smp_files:?}");
     for f in &smp_files {
         let bytes = std::fs::read(f).expect("smp");
         assert!(bytes.len() >= 2 * sdb::BLOCK_4K && bytes.len() % sdb::BLOCK_4K == 0);
@@ -496,7 +498,7 @@ fn four_cpus_give_one_smp_file_each() {
 
 #[test]
 fn every_online_cpu_gets_its_smp_file_at_begin() {
-    // Two CPUs, only CPU 0 started: .SMP.0 has the samples, .SMP.1 exists from BEGIN on and
+    // Two CPUs, only CPU 0 started: .SMP.00 has the samples, .SMP.01 exists from BEGIN on and
     // stays empty (no samples while a CPU is stopped), and the report reads both.
     let out_dir = scratch("his-2cpu");
     let cfg = Config {

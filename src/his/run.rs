@@ -4,7 +4,7 @@
 //! The collector never touches guest storage and never changes guest-visible facility state:
 //! counters come from the plugin's own metering (the numbers the guest's counter sets would
 //! show), samples are taken by the same per-CPU tick as the guest's sampling but stored in
-//! buffers the plugin owns and written as raw 4-KB sample-data blocks to `.SMP.cpu#` files by
+//! buffers the plugin owns and written as raw 4-KB sample-data blocks to `.SMP.xx` files by
 //! a writer thread. Guest and host collection coexist: each has its own interval and buffers.
 
 use crate::his::counters::{cnt_reservation, RunCounters};
@@ -162,13 +162,13 @@ fn begin(rest: &[String], line: &str) -> Result<String, RunError> {
             if b.is_none() {
                 continue;
             }
-            let name = format!("{id}.SMP.{i:X}");
+            let name = format!("{id}.SMP.{i:02X}");
             match File::create(o.path.join(&name)) {
                 Ok(f) => smp_files[i] = Some(f),
                 Err(source) => {
                     for (k, f) in smp_files.iter().enumerate() {
                         if f.is_some() {
-                            let _ = std::fs::remove_file(o.path.join(format!("{id}.SMP.{k:X}")));
+                            let _ = std::fs::remove_file(o.path.join(format!("{id}.SMP.{k:02X}")));
                         }
                     }
                     for r in [&cnt_file, &map_file].into_iter().flatten() {

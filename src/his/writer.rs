@@ -1,4 +1,4 @@
-//! The run's writer thread: it appends each CPU's full blocks to its `.SMP.cpu#` file, and
+//! The run's writer thread: it appends each CPU's full blocks to its `.SMP.xx` file, and
 //! when a write fails (disk full, file too large) cuts the file back to its last whole
 //! block, stops sampling and says so at once.
 
@@ -86,7 +86,7 @@ fn writer_loop(
             continue;
         }
         if files[c].is_none() {
-            let p = dir.join(format!("{id}.SMP.{cpu:X}"));
+            let p = dir.join(format!("{id}.SMP.{cpu:02X}"));
             match File::create(&p) {
                 Ok(f) => files[c] = Some(f),
                 Err(e) => {
@@ -103,8 +103,8 @@ fn writer_loop(
             rep.lost_samples += samples_in(&block);
             run::stop_sampling();
             let e = format!(
-                "writing {id}.SMP.{cpu:X}: {e}; sampling stopped, every .SMP file complete up \
-                 to its last full block ({} blocks in {id}.SMP.{cpu:X}), counters go on until END",
+                "writing {id}.SMP.{cpu:02X}: {e}; sampling stopped, every .SMP file complete up \
+                 to its last full block ({} blocks in {id}.SMP.{cpu:02X}), counters go on until END",
                 rep.blocks[c]
             );
             log(&format!("HHCMF045W hcpumf his: {e}"));

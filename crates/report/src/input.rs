@@ -12,10 +12,10 @@ pub enum ReportError {
         path: String,
         source: std::io::Error,
     },
-    #[error("no HIS files (.SMP.n, .CNT, .MAP, .INT) found in {0}")]
+    #[error("no HIS files (.SMP.xx, .CNT, .MAP, .INT) found in {0}")]
     NoFiles(String),
     #[error(
-        "{0} is not a HIS file (a name ending in .SMP.n with n hexadecimal, .CNT, .MAP or .INT)"
+        "{0} is not a HIS file (a name ending in .SMP.xx with xx the CPU in hexadecimal, .CNT, .MAP or .INT)"
     )]
     NotHis(String),
 }
@@ -135,4 +135,28 @@ pub fn find_files(paths: &[PathBuf]) -> Result<RunFiles, ReportError> {
         ));
     }
     Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// z/OS's names (Redbook SG24-7857 Figure 4-2: .SMP.08, .SMP.09, .SMP.0A; Figure 3-3:
+    /// a .cnt copied in small letters) and hcpumf's earlier one-digit .SMP.0.
+    #[test]
+    fn ibm_and_earlier_names() {
+        let names = [
+            "SYSHIS20100312.152236.SMP.08",
+            "SYSHIS20100312.152236.SMP.0A",
+            "SYSHIS20261123.114536.000.SMP.1",
+            "SYSHIS20100302.220948.cnt",
+            "SYSHIS20100222.233735.MAP",
+        ];
+        let paths: Vec<PathBuf> = names.iter().map(PathBuf::from).collect();
+        let r = find_files(&paths).expect("HIS files");
+        let cpus: Vec<u16> = r.smp.iter().map(|(c, _)| *c).collect();
+        assert_eq!(cpus, vec![1, 8, 10]);
+        assert_eq!((r.cnt.len(), r.map.len()), (1, 1));
+        assert!(find_files(&[PathBuf::from("SYSHIS20100312.152236.SMP.XY")]).is_err());
+    }
 }
