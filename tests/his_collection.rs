@@ -6,6 +6,29 @@ use common::*;
 use hcpumf_formats::{cnt, int, map, sdb, smp};
 use std::path::Path;
 
+/// The run's .MAP (IBM's layout: no `A` record, no `I MODE`, 8-digit addresses) and the map
+/// with its .MAPX merged (every address space's name, the notes).
+fn maps(out_dir: &Path) -> (map::MapFile, map::MapFile) {
+    let text = std::fs::read_to_string(&files(out_dir, ".MAP")[0]).expect("map");
+    for l in text.lines() {
+        assert!(
+            !l.starts_with('A') && !l.starts_with("I MODE") && !l.starts_with("I NOTE"),
+            "not IBM's: {l}"
+        );
+    }
+    let ibm = map::parse(&text);
+    let x = std::fs::read_to_string(&files(out_dir, ".MAPX")[0]).expect("mapx");
+    let x = map::parse(&x);
+    assert!(x.problems.is_empty(), "{:?}", x.problems);
+    let mut all = ibm.clone();
+    all.info.extend(x.info);
+    all.jobs.extend(x.jobs);
+    all.modules.extend(x.modules);
+    all.entries.extend(x.entries);
+    all.sort();
+    (ibm, all)
+}
+
 #[test]
 fn collection_files_match_the_workload() {
     let out_dir = scratch("his-out");
@@ -112,10 +135,12 @@ fn collection_files_match_the_workload() {
     }
     assert!(out.said("counters every 1 s"), "{}", out.log);
 
-    // .MAP: the job and the three modules from the guest's control blocks.
-    let m = map::parse(&std::fs::read_to_string(&files(&out_dir, ".MAP")[0]).expect("map"));
+    // .MAP: the job and the three modules from the guest's control blocks; the .MAPX names
+    // the address spaces without a module (*MASTER*).
+    let (m, all) = maps(&out_dir);
     assert_eq!(m.jobs.get(&0x21).map(String::as_str), Some("DEMOJOB"));
-    assert_eq!(m.jobs.get(&1).map(String::as_str), Some("*MASTER*"));
+    assert_eq!(m.jobs.get(&1), None);
+    assert_eq!(all.jobs.get(&1).map(String::as_str), Some("*MASTER*"));
     // DEMOJOB's three programs in its private area (its job pack queue), the pageable LPA's
     // IEFBR14 (LPA directory) and the modified LPA's MYSVC (active LPA queue).
     let names: Vec<(&str, char, u16)> = m
@@ -135,11 +160,12 @@ fn collection_files_match_the_workload() {
     );
     assert!(m.problems.is_empty(), "{:?}", m.problems);
     assert!(
-        !m.info.iter().any(|i| i.starts_with("NOTE")),
+        !all.info.iter().any(|i| i.starts_with("NOTE")),
         "{:?}",
-        m.info
+        all.info
     );
-    // The alias (minor CDE) as an entry point, the CVT's storage areas as boundaries.
+    // The alias (minor CDE) as an entry point, the CVT's storage areas as boundaries, with
+    // IBM's names (the PLPA to IEFBR14's page at 0x80100, the SQA above it).
     let entries: Vec<(&str, u64)> = m
         .entries
         .iter()
@@ -154,10 +180,11 @@ fn collection_files_match_the_workload() {
     assert_eq!(
         areas,
         vec![
-            ("NUC", 0, 0xFFFF),
+            ("RWNUC", 0, 0xFFFF),
             ("PRIVATE", 0x10000, 0x3FFFF),
             ("CSA", 0x40000, 0x7FFFF),
-            ("LPA+SQA", 0x80000, 0xFF_FFFF),
+            ("PLPA", 0x80000, 0x80FFF),
+            ("SQA", 0x81000, 0xFF_FFFF),
         ]
     );
 
@@ -422,8 +449,10 @@ fn maponly_with_mapjob_writes_just_the_map_of_that_job() {
         "{}",
         out.log
     );
+    // The .MAP and the .MAPX beside it.
     let all = files(&out_dir, "SYSHIS");
-    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(all.len(), 2, "{all:?}");
+    assert!(all[1].to_string_lossy().ends_with(".MAPX"), "{all:?}");
     let m = map::parse(&std::fs::read_to_string(&all[0]).expect("map"));
     assert!(m.problems.is_empty(), "{:?}", m.problems);
     assert_eq!(
@@ -562,12 +591,12 @@ fn an_s370_mvs_guest_is_sampled_and_mapped() {
         bytes.len(),
         said.join("\n")
     );
-    let m = map::parse(&std::fs::read_to_string(&files(&out_dir, ".MAP")[0]).expect("map"));
+    let (m, all) = maps(&out_dir);
     assert!(m.problems.is_empty(), "{:?}", m.problems);
     assert!(
-        !m.info.iter().any(|i| i.starts_with("NOTE")),
+        !all.info.iter().any(|i| i.starts_with("NOTE")),
         "{:?}",
-        m.info
+        all.info
     );
     assert_eq!(m.jobs.get(&0x1F).map(String::as_str), Some("S370JOB"));
     let module = m.module_at(0x1F, 0x2010).expect("LOOPMOD");
@@ -575,7 +604,7 @@ fn an_s370_mvs_guest_is_sampled_and_mapped() {
         (module.name.as_str(), module.area, module.start, module.end),
         ("LOOPMOD", 'X', 0x2000, 0x20FF)
     );
-    assert_eq!(m.boundaries.len(), 4);
+    assert_eq!(m.boundaries.len(), 5);
     let rep = std::process::Command::new(report_tool())
         .arg(&out_dir)
         .output()
@@ -620,9 +649,9 @@ fn three_s370_address_spaces_are_mapped_and_their_samples_attributed() {
 
     // The map.
     let text = std::fs::read_to_string(&files(&out_dir, ".MAP")[0]).expect("map");
-    let m = map::parse(&text);
+    let (m, all) = maps(&out_dir);
     assert!(m.problems.is_empty(), "{:?}", m.problems);
-    assert!(!m.info.iter().any(|i| i.starts_with("NOTE")), "{text}");
+    assert!(!all.info.iter().any(|i| i.starts_with("NOTE")), "{text}");
     let job_names: Vec<(u16, &str)> = m.jobs.iter().map(|(a, j)| (*a, j.as_str())).collect();
     assert_eq!(job_names, vec![(2, "JOBA"), (3, "JOBB"), (4, "JOBC")]);
     for (asid, job, pgm, alias, _) in jobs {
@@ -633,9 +662,7 @@ fn three_s370_address_spaces_are_mapped_and_their_samples_attributed() {
             "{text}"
         );
         assert!(
-            text.contains(&format!(
-                "MX{asid:04X}{pgm:<8}000000000002000000000000000200FF{job:<8}"
-            )),
+            text.contains(&format!("MX{asid:04X}{pgm:<8}00020000000200FF{job:<8}")),
             "{text}"
         );
         assert!(
@@ -663,9 +690,9 @@ fn three_s370_address_spaces_are_mapped_and_their_samples_attributed() {
     for line in [
         "MPPLPAPLPAMOD1",
         "MPPLPAPLPAMOD2",
-        "EPPLPAPLPAALIA00000000000A100800000000000A1008",
-        "MMMLPANIPMOD  00000000000B000000000000000B03FF",
-        "B BDY NUC     0000000000000000000000000000FFFF",
+        "EPPLPAPLPAALIA000A1008\n",
+        "MMMLPANIPMOD  000B0000000B03FF\n",
+        "B BDY RWNUC   000000000000FFFF\n",
     ] {
         assert!(text.contains(line), "{line} in {text}");
     }

@@ -168,7 +168,11 @@ pub fn run_id(now: Civil, dir: &Path) -> Result<String, FileError> {
 }
 
 /// Space reserved for the .MAP at BEGIN (an MVS 3.8J map is a few hundred records).
-pub const MAP_RESERVATION: u64 = 256 * 1024;
+pub const MAP_RESERVATION: u64 = 128 * 1024;
+
+/// Space reserved for the .MAPX at BEGIN: an `A` record per address space (47 bytes) and the
+/// notes.
+pub const MAPX_RESERVATION: u64 = 64 * 1024;
 
 #[cfg(test)]
 mod tests {

@@ -91,7 +91,7 @@ pub fn find_files(paths: &[PathBuf]) -> Result<RunFiles, ReportError> {
             }
         } else if name.ends_with(".CNT") {
             r.cnt.push(p.to_path_buf());
-        } else if name.ends_with(".MAP") {
+        } else if name.ends_with(".MAP") || name.ends_with(".MAPX") {
             r.map.push(p.to_path_buf());
         } else if name.ends_with(".INT") {
             r.int.push(p.to_path_buf());
@@ -151,12 +151,14 @@ mod tests {
             "SYSHIS20261123.114536.000.SMP.1",
             "SYSHIS20100302.220948.cnt",
             "SYSHIS20100222.233735.MAP",
+            "SYSHIS20261123.114536.000.MAPX",
         ];
         let paths: Vec<PathBuf> = names.iter().map(PathBuf::from).collect();
         let r = find_files(&paths).expect("HIS files");
         let cpus: Vec<u16> = r.smp.iter().map(|(c, _)| *c).collect();
         assert_eq!(cpus, vec![1, 8, 10]);
-        assert_eq!((r.cnt.len(), r.map.len()), (1, 1));
+        // hcpumf's .MAPX is read with the .MAP.
+        assert_eq!((r.cnt.len(), r.map.len()), (1, 2));
         assert!(find_files(&[PathBuf::from("SYSHIS20100312.152236.SMP.XY")]).is_err());
     }
 }
