@@ -72,18 +72,17 @@ fn table_data(c: &Collected, rows: &[Row]) -> String {
             .iter()
             .map(|p| {
                 format!(
-                    "[\"{:02X}\",{},{},{},{}]",
+                    "[\"{:02X}\",{},{},{}]",
                     p.cpu,
                     u8::from(p.problem),
                     p.count.samples,
-                    p.count.unique,
-                    p.count.busy
+                    p.count.isamples
                 )
             })
             .collect();
         let _ = write!(
             o,
-            "{}\n[{},{},{},{},\"{:08X}\",\"{:08X}\",{},[{}]]",
+            "{}\n[{},{},{},{},\"{:08X}\",\"{:08X}\",{},[{}],{}]",
             if i > 0 { "," } else { "" },
             q(&format!("{:04X}", r.asid)),
             q(&r.job),
@@ -92,7 +91,8 @@ fn table_data(c: &Collected, rows: &[Row]) -> String {
             r.start,
             r.end,
             q(&hot.join(", ")),
-            parts.join(",")
+            parts.join(","),
+            q(r.by.map_or("-", |b| b.word()))
         );
     }
     o.push_str("]}");
@@ -117,10 +117,12 @@ fn tiles(o: &mut String, c: &Collected) {
         (
             "busy",
             opt(
-                (t.samples > 0).then(|| t.busy as f64 * 100.0 / t.samples as f64),
+                (t.samples + c.addrs.wait > 0)
+                    .then(|| t.samples as f64 * 100.0 / (t.samples + c.addrs.wait) as f64),
                 |v| format!("{v:.1}%"),
             ),
         ),
+        ("wait samples", fmt_n(c.addrs.wait)),
         ("CPI (samples)", opt(t.cpi(), |v| format!("{v:.2}"))),
         (
             "CPI (counters)",
@@ -146,8 +148,11 @@ fn tiles(o: &mut String, c: &Collected) {
 fn hot_table(o: &mut String, c: &Collected, rows: &[Row]) {
     o.push_str(
         "<section id='hotspots'><h2>Hot spots</h2>\
-         <p class='note'>IBM's columns (HIS report, Redbook SG24-7857): ISAMPLES is the sum of U, \
-         CPI = busy samples / ISAMPLES, CPU % of the samples selected. Click a header to sort.</p>\
+         <p class='note'>IBM's columns (HIS report, Redbook SG24-7857 4.4): SAMPLES are busy samples \
+         (those in the wait state are counted apart), ISAMPLES those with the unique-instruction \
+         bit (U), CPI = SAMPLES / ISAMPLES, CPU % of the samples selected; BY says whether PASN \
+         is the entries' primary ASN or the home ASID of their program parameter. Click a \
+         header to sort.</p>\
          <div class='filters'>\
          <label>ASID<select id='f-asid'></select></label>\
          <label>Job<select id='f-job'></select></label>\
@@ -166,6 +171,7 @@ fn hot_table(o: &mut String, c: &Collected, rows: &[Row]) {
         ("pct", "CPU %", true),
         ("cpi", "CPI", true),
         ("pasn", "PASN", false),
+        ("by", "BY", false),
         ("job", "JOBNAME", false),
         ("module", "MODULE", false),
         ("csect", "CSECT", false),
@@ -184,12 +190,13 @@ fn hot_table(o: &mut String, c: &Collected, rows: &[Row]) {
         let _ = write!(
             o,
             "<tr><td class='n'>{}</td><td class='n'>{}</td><td class='n'>{:.3}</td><td class='n'>{}</td>\
-             <td class='mono'>{:04X}</td><td>{}</td><td>{}</td><td>{}</td><td class='mono'>{:08X}-{:08X}</td><td></td></tr>",
+             <td class='mono'>{:04X}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class='mono'>{:08X}-{:08X}</td><td></td></tr>",
             fmt_n(r.count.samples),
-            fmt_n(r.count.unique),
+            fmt_n(r.count.isamples),
             r.count.samples as f64 * 100.0 / total as f64,
             opt(r.count.cpi(), |v| format!("{v:.2}")),
             r.asid,
+            r.by.map_or("-", |b| b.word()),
             xml(&r.job),
             xml(&r.module),
             xml(&r.csect),

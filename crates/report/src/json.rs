@@ -91,14 +91,19 @@ fn metrics_fields(m: &Metrics) -> String {
 /// One hot-spot row.
 pub fn row(r: &Row, total: u64) -> String {
     format!(
-        "{{\"samples\":{},\"isamples\":{},\"busy\":{},\"cpu_pct\":{},\"cpi\":{},\"pasn\":{},\
-         \"jobname\":{},\"module\":{},\"csect\":{},\"start\":{},\"end\":{},\"hot\":{},\"parts\":{}}}",
+        "{{\"samples\":{},\"isamples\":{},\"unique\":{},\"cpu_pct\":{},\"cpi\":{},\"pasn\":{},\
+         \"by\":{},\"jobname\":{},\"module\":{},\"csect\":{},\"start\":{},\"end\":{},\"hot\":{},\
+         \"parts\":{}}}",
         r.count.samples,
+        r.count.isamples,
         r.count.unique,
-        r.count.busy,
         num(Some(r.count.samples as f64 * 100.0 / total.max(1) as f64)),
         num(r.count.cpi()),
         q(&format!("{:04X}", r.asid)),
+        match r.by {
+            Some(b) => q(&b.word().to_ascii_lowercase()),
+            None => q("common"),
+        },
         q(&r.job),
         q(&r.module),
         q(&r.csect),
@@ -109,12 +114,12 @@ pub fn row(r: &Row, total: u64) -> String {
             q(&format!("{ia:08X}"))
         )),
         list(&r.parts, |p| format!(
-            "{{\"cpu\":{},\"state\":{},\"samples\":{},\"isamples\":{},\"busy\":{}}}",
+            "{{\"cpu\":{},\"state\":{},\"samples\":{},\"isamples\":{},\"unique\":{}}}",
             q(&format!("{:02X}", p.cpu)),
             q(if p.problem { "problem" } else { "supervisor" }),
             p.count.samples,
-            p.count.unique,
-            p.count.busy
+            p.count.isamples,
+            p.count.unique
         )),
     )
 }
@@ -125,7 +130,7 @@ pub fn summary(files: &RunFiles, c: &Collected, rows: &[Row]) -> String {
     let mut o = String::new();
     let _ = write!(
         o,
-        "{{\n\"format\":\"hcpumf-report summary\",\"version\":1,\n\"files\":{{\"smp\":{},\"cnt\":{},\"map\":{},\"int\":{}}},\n",
+        "{{\n\"format\":\"hcpumf-report summary\",\"version\":2,\n\"files\":{{\"smp\":{},\"cnt\":{},\"map\":{},\"int\":{}}},\n",
         paths(&files.smp.iter().map(|(_, p)| p.clone()).collect::<Vec<_>>()),
         paths(&files.cnt),
         paths(&files.map),
@@ -133,12 +138,16 @@ pub fn summary(files: &RunFiles, c: &Collected, rows: &[Row]) -> String {
     );
     let _ = writeln!(
         o,
-        "\"totals\":{{\"samples\":{},\"busy\":{},\"unique\":{},\"cpi\":{},\"counters_cpi\":{},\
-         \"invalid\":{},\"overflow\":{},\"blocks\":{},\"cpu_files\":{}}},",
+        "\"totals\":{{\"samples\":{},\"busy\":{},\"wait\":{},\"isamples\":{},\"unique\":{},\
+         \"cpi\":{},\"cpi_unique\":{},\"counters_cpi\":{},\"invalid\":{},\"overflow\":{},\
+         \"blocks\":{},\"cpu_files\":{}}},",
+        t.samples + c.addrs.wait,
         t.samples,
-        t.busy,
+        c.addrs.wait,
+        t.isamples,
         t.unique,
         num(t.cpi()),
+        num(t.cpi_unique()),
         num(super::text::counters_cpi(c)),
         c.addrs.invalid,
         c.overflow,

@@ -102,4 +102,6 @@ pub fn report(files: &RunFiles, opts: &Options) -> Result<Report, ReportError> {
 }
 
 #[cfg(test)]
+mod ibm_tests;
+#[cfg(test)]
 mod tests;

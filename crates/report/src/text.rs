@@ -30,29 +30,37 @@ pub fn text(c: &Collected, rows: &[Row], opts: &Options, files_smp: usize) -> St
         let total = c.addrs.total;
         let _ = writeln!(
             out,
-            "\nSAMPLES: {} valid ({} busy), {} invalid, {} lost (overflow), {} blocks, {} CPU file(s)",
-            total.samples, total.busy, c.addrs.invalid, c.overflow, c.blocks, files_smp
+            "\nSAMPLES: {} valid: {} busy, {} in the wait state (not attributed); {} invalid, \
+             {} lost (overflow), {} blocks, {} CPU file(s)",
+            total.samples + c.addrs.wait,
+            total.samples,
+            c.addrs.wait,
+            c.addrs.invalid,
+            c.overflow,
+            c.blocks,
+            files_smp
         );
         let _ = writeln!(
             out,
-            "CPI: {} from the samples (busy samples / sum of U), {} from the counters",
+            "CPI: {} from the samples (SAMPLES / ISAMPLES), {} from the counters",
             opt(total.cpi(), |c| format!("{c:.2}")),
             opt(counters_cpi(c), |c| format!("{c:.2}"))
         );
         let _ = writeln!(
             out,
-            "\n{:>10} {:>9} {:>8} {:>7} {:>5} {:<8} {:<10} {:<9} ADDRESS RANGE",
-            "SAMPLES", "ISAMPLES", "CPU %", "CPI", "PASN", "JOBNAME", "MODULE", "CSECT"
+            "\n{:>10} {:>9} {:>8} {:>7} {:>5} {:<4} {:<8} {:<10} {:<9} ADDRESS RANGE",
+            "SAMPLES", "ISAMPLES", "CPU %", "CPI", "PASN", "BY", "JOBNAME", "MODULE", "CSECT"
         );
         for r in rows.iter().take(opts.top) {
             let _ = writeln!(
                 out,
-                "{:>10} {:>9} {:>8.3} {:>7} {:>5} {:<8} {:<10} {:<9} {:08X}-{:08X}",
+                "{:>10} {:>9} {:>8.3} {:>7} {:>5} {:<4} {:<8} {:<10} {:<9} {:08X}-{:08X}",
                 r.count.samples,
-                r.count.unique,
+                r.count.isamples,
                 r.count.samples as f64 * 100.0 / total.samples.max(1) as f64,
                 opt(r.count.cpi(), |c| format!("{c:.2}")),
                 format!("{:04X}", r.asid),
+                r.by.map_or("-", |b| b.word()),
                 r.job,
                 r.module,
                 r.csect,
