@@ -113,7 +113,9 @@ fn collection_files_match_the_workload() {
     let i = int::parse(&std::fs::read_to_string(&files(&out_dir, ".INT")[0]).expect("int"));
     assert!(i.problems.is_empty(), "{:?}", i.problems);
     assert_eq!((i.interval_secs, i.cpu_speed), (Some(1), Some(4404)));
-    assert_eq!(i.counters, [0, 1, 32, 33]);
+    // Every counter of the sets (CTRSET=(B,P) on a z10: 0-5, 32-37), and the versions.
+    assert_eq!(i.counters, [0, 1, 2, 3, 4, 5, 32, 33, 34, 35, 36, 37]);
+    assert_eq!((i.cfvn, i.csvn), (Some(1), Some(1)));
     assert_eq!(i.start_tod, c.start_tod);
     assert!(i.rows.len() >= 2, "{:?}", i.rows);
     assert!(i.rows.iter().all(|r| r.cpu == 0));

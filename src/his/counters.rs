@@ -117,24 +117,15 @@ impl RunCounters {
             .collect()
     }
 
-    /// The counter numbers of a .INT line's values: those the emulator counts of the run's
-    /// sets (cycles and instructions of the basic and problem-state sets, every crypto
-    /// counter).
+    /// The counter numbers of a .INT line's values: every counter of the run's sets, as the
+    /// .CNT has them (so that IBM's formulas, which need the L1 and extended counters, can be
+    /// taken per interval too).
     pub fn interval_counters(&self) -> Vec<u16> {
         let m = model::current();
-        let mut v = Vec::new();
-        for set in SETS {
-            if !self.sets.contains(set.bit()) {
-                continue;
-            }
-            let n = match set {
-                CounterSet::Basic | CounterSet::ProblemState => 2,
-                CounterSet::CryptoActivity => m.set_size(set),
-                _ => 0,
-            };
-            v.extend((0..n.min(m.set_size(set))).map(|k| set.first_counter() + k));
-        }
-        v
+        SETS.iter()
+            .filter(|s| self.sets.contains(s.bit()))
+            .flat_map(|&s| (0..m.set_size(s)).map(move |k| s.first_counter() + k))
+            .collect()
     }
 
     /// The .INT rows of one interval, from the snapshots `from` to `to` taken at TOD `tod`.
@@ -149,19 +140,11 @@ impl RunCounters {
         let mut rows = Vec::new();
         for (i, (a, b)) in from.iter().zip(to).enumerate() {
             let (Some(a), Some(b)) = (a, b) else { continue };
-            let mut values = Vec::new();
-            for set in SETS {
-                if !self.sets.contains(set.bit()) {
-                    continue;
-                }
-                let d = b.delta(a, set, m);
-                let n = match set {
-                    CounterSet::Basic | CounterSet::ProblemState => 2,
-                    CounterSet::CryptoActivity => d.len(),
-                    _ => 0,
-                };
-                values.extend(d.into_iter().take(n));
-            }
+            let values = SETS
+                .iter()
+                .filter(|s| self.sets.contains(s.bit()))
+                .flat_map(|&s| b.delta(a, s, m))
+                .collect();
             rows.push(IntRow {
                 end_tod: tod,
                 seconds,

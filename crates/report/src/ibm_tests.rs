@@ -164,3 +164,113 @@ fn example_4_1_with_figure_4_7() {
     assert_eq!(ranges, ["00FF1000-00FF1FFF", "018FB000-018FBFFF"]);
     let _ = std::fs::remove_dir_all(d);
 }
+
+/// The z10 counters of Figures 3-3 to 3-7 in the text, the JSON and the page: per CPU, for
+/// the LPAR, and over time from a .INT whose one interval has two CPUs with those counters
+/// each (the ratios stay, LPARCPU doubles: five busy CPs would be 500%, Redbook 3.3.1).
+/// Expected values: `formulas`' tests work them out by hand from the figures.
+#[test]
+fn figures_3_3_to_3_7_per_cpu_lpar_and_interval() {
+    use hcpumf_formats::{cnt, int};
+    let text = crate::formulas::tests::FIGURES_3_3_TO_3_7;
+    let d = std::env::temp_dir().join(format!("hcpumf-report-ibm-cnt-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("SYSHIS20100302.220948.cnt"), text).unwrap();
+    let f = cnt::parse(text);
+    let v = &f.cpus[&0].1;
+    let counters: Vec<u16> = (0..6).chain(32..38).chain(128..152).collect();
+    let mut t = int::render_header(&int::IntHeader {
+        file_name: "SYSHIS20100302.220948.INT".into(),
+        interval_secs: 3600,
+        start_tod: f.start_tod.unwrap(),
+        cpu_speed: 4404,
+        cfvn: 1,
+        csvn: 1,
+        counters: counters.clone(),
+    });
+    for cpu in 0..2 {
+        t.push_str(&int::render_row(&int::IntRow {
+            end_tod: f.end_tod.unwrap(),
+            seconds: 3651.42,
+            cpu,
+            values: counters.iter().map(|n| v[n]).collect(),
+        }));
+    }
+    std::fs::write(d.join("SYSHIS20100302.220948.INT"), t).unwrap();
+    let files = find_files(std::slice::from_ref(&d)).unwrap();
+    let (json, page) = (d.join("s.json"), d.join("p.html"));
+    let r = report(
+        &files,
+        &Options {
+            json: Some(json.clone()),
+            html: Some(page.clone()),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert!(r.damaged.is_empty(), "{:?}", r.damaged);
+    let out = &r.text;
+    assert!(out.contains("COUNTERS (CFVN 1, CSVN 1: z10)"), "{out}");
+    assert!(out.contains("CPU MF FORMULAS (z10"), "{out}");
+    let row = |cpu: &str, after: &str| -> Vec<String> {
+        out[out.find(after).unwrap()..]
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(cpu))
+            .unwrap_or_else(|| panic!("{cpu}: {out}"))
+            .split_whitespace()
+            .map(str::to_string)
+            .collect()
+    };
+    // CPU L1MP L15P L2LP L2RP MEMP RNI FIN CPI CMPLX CPI SCPL1M TLB1 CPU% TLB1 CYC PTE% LSPR
+    let want = [
+        "2.70", "77.66", "9.60", "0.04", "12.71", "1.05", "2.90", "3.60", "107.45", "2.93",
+        "53.37", "27.28", "AVERAGE",
+    ];
+    for cpu in ["00", "LPAR"] {
+        assert_eq!(row(cpu, "CPU MF FORMULAS")[1..], want, "{cpu}");
+    }
+    // CPI 6.50, PRBSTATE 38.0%, LPARCPU 25.9%, Eff GHz 4.40; one CPU: the LPAR's the same.
+    for cpu in ["00", "LPAR"] {
+        let r = row(cpu, "COUNTERS (");
+        assert_eq!(
+            [&r[3], &r[4], &r[6], &r[7]],
+            ["6.50", "38.0%", "25.9%", "4.40"]
+        );
+    }
+    // The interval: the LPAR of two such CPUs over 3651.42 s.
+    let iv = row("3651.420", "INTERVALS:");
+    assert_eq!(
+        iv[1..],
+        ["6.50", "38.0%", "51.8%", "2.70", "1.05", "AVERAGE"]
+    );
+
+    let j = std::fs::read_to_string(&json).unwrap();
+    let one = |key: &str, from: &str| -> f64 {
+        let at = j.find(from).unwrap();
+        let k = format!("\"{key}\":");
+        let s = &j[at + j[at..].find(&k).unwrap() + k.len()..];
+        s[..s.find([',', '}']).unwrap()].parse().unwrap()
+    };
+    assert!(j.contains("\"generation\":\"z10\""), "{j}");
+    assert!((one("l1mp", "\"lpar\":{") - 2.701_037).abs() < 1e-6);
+    assert!((one("rni", "\"lpar\":{") - 1.049_981).abs() < 1e-6);
+    assert!(j.contains("\"lspr\":\"AVERAGE\""));
+    // The interval's LPAR point: two CPUs, 3651.42 s.
+    assert!(
+        (one("lparcpu", "\"intervals\"") - 25.890_939).abs() < 1e-6,
+        "CPU 00"
+    );
+    let lpar = j.rfind("\"lpar\":[").unwrap();
+    assert!((one("lparcpu", &j[lpar..lpar + 9]) - 51.781_878).abs() < 1e-6);
+    let html = std::fs::read_to_string(&page).unwrap();
+    for want in [
+        "table class='formulas'",
+        "<th class='n'>L15P</th>",
+        "AVERAGE",
+        "L1MP (L1 misses",
+    ] {
+        assert!(html.contains(want), "{want}");
+    }
+    let _ = std::fs::remove_dir_all(d);
+}

@@ -56,13 +56,35 @@ fn paths(v: &[std::path::PathBuf]) -> String {
     list(v, |p| q(&p.display().to_string()))
 }
 
-/// The metrics object of one CPU or interval.
+/// IBM's formulas of one CPU, the LPAR or an interval: every metric of its generation,
+/// null where it has no value.
+fn formulas_object(m: &Metrics) -> String {
+    let f = m.formulas();
+    let mut fields: Vec<String> = vec![
+        format!("\"cpi\":{}", num(f.cpi)),
+        format!("\"prbstate\":{}", num(f.prbstate)),
+    ];
+    fields.extend(
+        f.columns()
+            .iter()
+            .map(|c| format!("{}:{}", q(c.key), num(c.value))),
+    );
+    fields.push(format!("\"eff_ghz\":{}", num(f.eff_ghz)));
+    fields.push(format!("\"lparcpu\":{}", num(f.lparcpu)));
+    fields.push(format!(
+        "\"lspr\":{}",
+        f.lspr.map(q).unwrap_or_else(|| "null".into())
+    ));
+    format!("{{{}}}", fields.join(","))
+}
+
+/// The metrics object of one CPU, the LPAR or an interval.
 fn metrics_fields(m: &Metrics) -> String {
     format!(
         "\"cpu\":{},\"speed\":{},\"cycles\":{},\"instructions\":{},\"cpi\":{},\
          \"problem_cycles\":{},\"problem_instructions\":{},\"prbstate\":{},\"problem_cpi\":{},\
-         \"lparcpu\":{},\"eff_ghz\":{},\"crypto\":{}",
-        q(&format!("{:02X}", m.cpu)),
+         \"lparcpu\":{},\"eff_ghz\":{},\"crypto\":{},\"formulas\":{}",
+        q(&super::text::cpu_name(m.cpu)),
         m.speed,
         m.cycles,
         m.instructions,
@@ -84,7 +106,8 @@ fn metrics_fields(m: &Metrics) -> String {
                     .collect::<Vec<_>>()
                     .join(",")
             ),
-        }
+        },
+        formulas_object(m)
     )
 }
 
@@ -160,37 +183,47 @@ pub fn summary(files: &RunFiles, c: &Collected, rows: &[Row]) -> String {
     }
     let _ = write!(o, "],\n\"counters\":[");
     for (i, (p, f)) in c.counters.iter().enumerate() {
+        let cpus = metrics::of_cnt(f);
         let _ = write!(
             o,
-            "{}\n{{\"file\":{},\"cfvn\":{},\"csvn\":{},\"lost_samples\":{},\"cpus\":{}}}",
+            "{}\n{{\"file\":{},\"cfvn\":{},\"csvn\":{},\"generation\":{},\"lost_samples\":{},\
+             \"cpus\":{},\"lpar\":{}}}",
             if i > 0 { "," } else { "" },
             q(&p.display().to_string()),
             f.cfvn,
             f.csvn,
+            metrics::generation_of(f)
+                .map(|g| q(g.name()))
+                .unwrap_or_else(|| "null".into()),
             f.lost_samples,
-            list(metrics::of_cnt(f), |m| format!(
-                "{{{}}}",
-                metrics_fields(&m)
-            ))
+            list(&cpus, |m| format!("{{{}}}", metrics_fields(m))),
+            metrics::lpar(&cpus)
+                .map(|m| format!("{{{}}}", metrics_fields(&m)))
+                .unwrap_or_else(|| "null".into())
         );
     }
     let _ = write!(o, "],\n\"intervals\":[");
     for (i, (p, f)) in c.intervals.iter().enumerate() {
-        let _ = write!(
-            o,
-            "{}\n{{\"file\":{},\"smfintval\":{},\"points\":{}}}",
-            if i > 0 { "," } else { "" },
-            q(&p.display().to_string()),
-            f.interval_secs
-                .map(|s| s.to_string())
-                .unwrap_or_else(|| "null".into()),
-            list(metrics::of_int(f), |p| format!(
+        let points = metrics::of_int(f, metrics::int_generation(f, c));
+        let point = |p: &metrics::Point| {
+            format!(
                 "{{\"end_tod\":{},\"seconds\":{},\"length\":{},{}}}",
                 q(&format!("{:016X}", p.end_tod)),
                 num(Some(p.seconds)),
                 num(p.m.micros.map(|u| u / 1e6)),
                 metrics_fields(&p.m)
-            ))
+            )
+        };
+        let _ = write!(
+            o,
+            "{}\n{{\"file\":{},\"smfintval\":{},\"points\":{},\"lpar\":{}}}",
+            if i > 0 { "," } else { "" },
+            q(&p.display().to_string()),
+            f.interval_secs
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "null".into()),
+            list(&points, point),
+            list(&metrics::lpar_points(&points), point)
         );
     }
     let _ = writeln!(o, "],\n\"damaged\":{}\n}}", list(&c.problems, |p| q(p)));

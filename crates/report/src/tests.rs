@@ -93,6 +93,8 @@ fn run_dir() -> (PathBuf, RunFiles) {
         interval_secs: 1,
         start_tod: T0,
         cpu_speed: 1000,
+        cfvn: 1,
+        csvn: 1,
         counters: vec![0, 1, 32, 33],
     });
     for (k, cpu) in [(1u64, 0u16), (1, 1), (2, 0), (2, 1)] {

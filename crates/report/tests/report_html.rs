@@ -120,6 +120,8 @@ fn run_dir() -> PathBuf {
         interval_secs: 1,
         start_tod: T0,
         cpu_speed: 4404,
+        cfvn: 1,
+        csvn: 1,
         counters: vec![0, 1, 32, 33, 64, 68, 72, 76],
     });
     for k in 1..=4u64 {
