@@ -211,8 +211,14 @@ fn begin(rest: &[String], line: &str) -> Result<String, RunError> {
     }
     let (tx, writer) = if o.sampling {
         let (tx, rx) = mpsc::channel::<Block>();
-        let h = writer::spawn(o.path.clone(), id.clone(), rx, o.dataloss_stop, smp_files)
-            .map_err(RunError::WriterThread)?;
+        let h = writer::spawn(
+            o.path.clone(),
+            id.clone(),
+            rx,
+            (o.dataloss_stop, o.bufcnt as usize),
+            smp_files,
+        )
+        .map_err(RunError::WriterThread)?;
         (Some(tx), Some(h))
     } else {
         (None, None)
