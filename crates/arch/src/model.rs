@@ -132,6 +132,21 @@ impl MachineModel {
         }
     }
 
+    /// The configuration level (CL, bits 32-33) this model's basic-sampling entries carry:
+    /// 1 (logical-partition level) from the z15 on, 0 before. SA23-2260's sixth edition
+    /// added the CL and host-indicator (H, bit 34) fields with CFVN 3 (Summary of Changes);
+    /// the models before store zeros there ("The reserved code point of zero for the CL ...
+    /// provides compatibility between ... machine models available before and after the
+    /// introduction of the configuration level", programming note 6 of the BSDE), which
+    /// Linux's cpum_sf reads as an "old machine" (its heuristics then tell guest samples).
+    pub fn configuration_level(&self) -> u8 {
+        if self.cfvn >= 3 {
+            1
+        } else {
+            0
+        }
+    }
+
     /// Number of counters installed in a CPU counter set.
     pub fn set_size(&self, set: CounterSet) -> u16 {
         match set {
