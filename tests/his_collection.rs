@@ -6,6 +6,29 @@ use common::*;
 use hcpumf_formats::{cnt, int, map, sdb, smp};
 use std::path::Path;
 
+/// The run's .MAP (IBM's layout: no `A` record, no `I MODE`, 8-digit addresses) and the map
+/// with its .MAPX merged (every address space's name, the notes).
+fn maps(out_dir: &Path) -> (map::MapFile, map::MapFile) {
+    let text = std::fs::read_to_string(&files(out_dir, ".MAP")[0]).expect("map");
+    for l in text.lines() {
+        assert!(
+            !l.starts_with('A') && !l.starts_with("I MODE") && !l.starts_with("I NOTE"),
+            "not IBM's: {l}"
+        );
+    }
+    let ibm = map::parse(&text);
+    let x = std::fs::read_to_string(&files(out_dir, ".MAPX")[0]).expect("mapx");
+    let x = map::parse(&x);
+    assert!(x.problems.is_empty(), "{:?}", x.problems);
+    let mut all = ibm.clone();
+    all.info.extend(x.info);
+    all.jobs.extend(x.jobs);
+    all.modules.extend(x.modules);
+    all.entries.extend(x.entries);
+    all.sort();
+    (ibm, all)
+}
+
 #[test]
 fn collection_files_match_the_workload() {
     let out_dir = scratch("his-out");
@@ -25,7 +48,7 @@ fn collection_files_match_the_workload() {
     let outside = out.samples_taken_outside();
     assert!(outside > 1000, "{outside} samples taken from outside");
 
-    // .SMP.0: whole 4-KB blocks, full ones with F and BSDES 32, entries in the three regions.
+    // .SMP.00: whole 4-KB blocks, full ones with F and BSDES 32, entries in the three regions.
     let smp_files = files(&out_dir, ".SMP.");
     assert_eq!(smp_files.len(), 1, "one CPU, one file");
     let bytes = std::fs::read(&smp_files[0]).expect("read .SMP");
@@ -90,7 +113,9 @@ fn collection_files_match_the_workload() {
     let i = int::parse(&std::fs::read_to_string(&files(&out_dir, ".INT")[0]).expect("int"));
     assert!(i.problems.is_empty(), "{:?}", i.problems);
     assert_eq!((i.interval_secs, i.cpu_speed), (Some(1), Some(4404)));
-    assert_eq!(i.counters, [0, 1, 32, 33]);
+    // Every counter of the sets (CTRSET=(B,P) on a z10: 0-5, 32-37), and the versions.
+    assert_eq!(i.counters, [0, 1, 2, 3, 4, 5, 32, 33, 34, 35, 36, 37]);
+    assert_eq!((i.cfvn, i.csvn), (Some(1), Some(1)));
     assert_eq!(i.start_tod, c.start_tod);
     assert!(i.rows.len() >= 2, "{:?}", i.rows);
     assert!(i.rows.iter().all(|r| r.cpu == 0));
@@ -112,10 +137,12 @@ fn collection_files_match_the_workload() {
     }
     assert!(out.said("counters every 1 s"), "{}", out.log);
 
-    // .MAP: the job and the three modules from the guest's control blocks.
-    let m = map::parse(&std::fs::read_to_string(&files(&out_dir, ".MAP")[0]).expect("map"));
+    // .MAP: the job and the three modules from the guest's control blocks; the .MAPX names
+    // the address spaces without a module (*MASTER*).
+    let (m, all) = maps(&out_dir);
     assert_eq!(m.jobs.get(&0x21).map(String::as_str), Some("DEMOJOB"));
-    assert_eq!(m.jobs.get(&1).map(String::as_str), Some("*MASTER*"));
+    assert_eq!(m.jobs.get(&1), None);
+    assert_eq!(all.jobs.get(&1).map(String::as_str), Some("*MASTER*"));
     // DEMOJOB's three programs in its private area (its job pack queue), the pageable LPA's
     // IEFBR14 (LPA directory) and the modified LPA's MYSVC (active LPA queue).
     let names: Vec<(&str, char, u16)> = m
@@ -135,11 +162,12 @@ fn collection_files_match_the_workload() {
     );
     assert!(m.problems.is_empty(), "{:?}", m.problems);
     assert!(
-        !m.info.iter().any(|i| i.starts_with("NOTE")),
+        !all.info.iter().any(|i| i.starts_with("NOTE")),
         "{:?}",
-        m.info
+        all.info
     );
-    // The alias (minor CDE) as an entry point, the CVT's storage areas as boundaries.
+    // The alias (minor CDE) as an entry point, the CVT's storage areas as boundaries, with
+    // IBM's names (the PLPA to IEFBR14's page at 0x80100, the SQA above it).
     let entries: Vec<(&str, u64)> = m
         .entries
         .iter()
@@ -154,10 +182,11 @@ fn collection_files_match_the_workload() {
     assert_eq!(
         areas,
         vec![
-            ("NUC", 0, 0xFFFF),
+            ("RWNUC", 0, 0xFFFF),
             ("PRIVATE", 0x10000, 0x3FFFF),
             ("CSA", 0x40000, 0x7FFFF),
-            ("LPA+SQA", 0x80000, 0xFF_FFFF),
+            ("PLPA", 0x80000, 0x80FFF),
+            ("SQA", 0x81000, 0xFF_FFFF),
         ]
     );
 
@@ -180,14 +209,15 @@ fn collection_files_match_the_workload() {
         html.contains("CPI (cycles per instruction)"),
         "the intervals' charts"
     );
-    // The hottest row is HOTLOOP, DEMOJOB's program (its private area: PASN 0021).
+    // The hottest row is HOTLOOP, DEMOJOB's program (its private area: ASID 0021, from the
+    // home ASID MVS awareness puts in the program parameter: the guest runs with DAT off).
     let text = String::from_utf8_lossy(&rep.stdout);
     let first = text
         .lines()
         .find(|l| l.contains("<NoCSECT>"))
         .expect("hot-spot rows");
     assert!(
-        first.contains("HOTLOOP") && first.contains(" 0021 DEMOJOB "),
+        first.contains("HOTLOOP") && first.contains(" 0021 HOME DEMOJOB "),
         "{text}"
     );
     assert!(text.contains("PRBSTATE"), "{text}");
@@ -321,7 +351,11 @@ fn host_collection_coexists_with_guest_sampling() {
     assert_eq!(smp_files.len(), 1, "{}", out.log);
     // The guest's own samples are as without the host run (sampling_basic): its LPP value
     // in the host field (H = 1), nothing of the host's in the guest field.
-    assert_eq!(out.bytes(0x20004, 1)[0] & 0xE0, 0x60, "CL=1, H=1");
+    assert_eq!(
+        out.bytes(0x20004, 1)[0] & 0xE0,
+        0,
+        "CL=0, H=0: a z10-compatible model stores zeros there"
+    );
     assert_eq!(out.u64(0x20008), out.u64(0x3088), "the guest's loop");
     assert_eq!(out.u64(0x20010), 0, "GPP");
     assert_eq!(out.u64(0x20018), 0x8000_0000_0000_00AB, "HPP");
@@ -422,8 +456,10 @@ fn maponly_with_mapjob_writes_just_the_map_of_that_job() {
         "{}",
         out.log
     );
+    // The .MAP and the .MAPX beside it.
     let all = files(&out_dir, "SYSHIS");
-    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(all.len(), 2, "{all:?}");
+    assert!(all[1].to_string_lossy().ends_with(".MAPX"), "{all:?}");
     let m = map::parse(&std::fs::read_to_string(&all[0]).expect("map"));
     assert!(m.problems.is_empty(), "{:?}", m.problems);
     assert_eq!(
@@ -441,7 +477,9 @@ fn maponly_with_mapjob_writes_just_the_map_of_that_job() {
 #[test]
 fn four_cpus_give_one_smp_file_each() {
     // A HIS run over four CPUs that sample for themselves and drain with CDSG
-    // (samp_stress): .SMP.0 to .SMP.3 of whole blocks, one .CNT with every CPU, and the
+    // (samp_stress): .SMP.00 to .SMP.03 (the CPU in two hexadecimal digits, as z/OS names
+    // them: Redbook SG24-7857 4.2, "xx The hexadecimal logical CPU number, starting with
+    // 00") of whole blocks, one .CNT with every CPU, and the
     // guest's own sampling still correct on every CPU.
     let out_dir = scratch("his-4cpu");
     let cfg = Config {
@@ -479,7 +517,7 @@ fn four_cpus_give_one_smp_file_each() {
                 .to_string()
         })
         .collect();
-    assert_eq!(names, vec!["0", "1", "2", "3"], "{smp_files:?}");
+    assert_eq!(names, vec!["00", "01", "02", "03"], "{smp_files:?}");
     for f in &smp_files {
         let bytes = std::fs::read(f).expect("smp");
         assert!(bytes.len() >= 2 * sdb::BLOCK_4K && bytes.len() % sdb::BLOCK_4K == 0);
@@ -496,7 +534,7 @@ fn four_cpus_give_one_smp_file_each() {
 
 #[test]
 fn every_online_cpu_gets_its_smp_file_at_begin() {
-    // Two CPUs, only CPU 0 started: .SMP.0 has the samples, .SMP.1 exists from BEGIN on and
+    // Two CPUs, only CPU 0 started: .SMP.00 has the samples, .SMP.01 exists from BEGIN on and
     // stays empty (no samples while a CPU is stopped), and the report reads both.
     let out_dir = scratch("his-2cpu");
     let cfg = Config {
@@ -560,12 +598,12 @@ fn an_s370_mvs_guest_is_sampled_and_mapped() {
         bytes.len(),
         said.join("\n")
     );
-    let m = map::parse(&std::fs::read_to_string(&files(&out_dir, ".MAP")[0]).expect("map"));
+    let (m, all) = maps(&out_dir);
     assert!(m.problems.is_empty(), "{:?}", m.problems);
     assert!(
-        !m.info.iter().any(|i| i.starts_with("NOTE")),
+        !all.info.iter().any(|i| i.starts_with("NOTE")),
         "{:?}",
-        m.info
+        all.info
     );
     assert_eq!(m.jobs.get(&0x1F).map(String::as_str), Some("S370JOB"));
     let module = m.module_at(0x1F, 0x2010).expect("LOOPMOD");
@@ -573,7 +611,7 @@ fn an_s370_mvs_guest_is_sampled_and_mapped() {
         (module.name.as_str(), module.area, module.start, module.end),
         ("LOOPMOD", 'X', 0x2000, 0x20FF)
     );
-    assert_eq!(m.boundaries.len(), 4);
+    assert_eq!(m.boundaries.len(), 5);
     let rep = std::process::Command::new(report_tool())
         .arg(&out_dir)
         .output()
@@ -618,9 +656,9 @@ fn three_s370_address_spaces_are_mapped_and_their_samples_attributed() {
 
     // The map.
     let text = std::fs::read_to_string(&files(&out_dir, ".MAP")[0]).expect("map");
-    let m = map::parse(&text);
+    let (m, all) = maps(&out_dir);
     assert!(m.problems.is_empty(), "{:?}", m.problems);
-    assert!(!m.info.iter().any(|i| i.starts_with("NOTE")), "{text}");
+    assert!(!all.info.iter().any(|i| i.starts_with("NOTE")), "{text}");
     let job_names: Vec<(u16, &str)> = m.jobs.iter().map(|(a, j)| (*a, j.as_str())).collect();
     assert_eq!(job_names, vec![(2, "JOBA"), (3, "JOBB"), (4, "JOBC")]);
     for (asid, job, pgm, alias, _) in jobs {
@@ -631,9 +669,7 @@ fn three_s370_address_spaces_are_mapped_and_their_samples_attributed() {
             "{text}"
         );
         assert!(
-            text.contains(&format!(
-                "MX{asid:04X}{pgm:<8}000000000002000000000000000200FF{job:<8}"
-            )),
+            text.contains(&format!("MX{asid:04X}{pgm:<8}00020000000200FF{job:<8}")),
             "{text}"
         );
         assert!(
@@ -661,9 +697,9 @@ fn three_s370_address_spaces_are_mapped_and_their_samples_attributed() {
     for line in [
         "MPPLPAPLPAMOD1",
         "MPPLPAPLPAMOD2",
-        "EPPLPAPLPAALIA00000000000A100800000000000A1008",
-        "MMMLPANIPMOD  00000000000B000000000000000B03FF",
-        "B BDY NUC     0000000000000000000000000000FFFF",
+        "EPPLPAPLPAALIA000A1008\n",
+        "MMMLPANIPMOD  000B0000000B03FF\n",
+        "B BDY RWNUC   000000000000FFFF\n",
     ] {
         assert!(text.contains(line), "{line} in {text}");
     }

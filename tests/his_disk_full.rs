@@ -71,7 +71,8 @@ impl Drop for SmallDisk {
 
 #[test]
 fn a_full_disk_leaves_whole_files_and_says_so() {
-    // 512 KiB: the .CNT and the .MAP (256 KiB reserved) fit, the samples of ~13,000/s (about
+    // 512 KiB: the .CNT, the .MAP and the .MAPX (192 KiB reserved) fit, the samples of
+    // ~13,000/s (about
     // 430 KB/s) fill the rest within the first second of the workload.
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let disk = SmallDisk::new(512);
@@ -156,9 +157,9 @@ fn a_full_disk_leaves_whole_files_and_says_so() {
     // The samples of the block that could not be written (and any after it) are counted.
     assert!(c.lost_samples >= 126, "lost {}", c.lost_samples);
 
-    // .MAP: whole.
+    // .MAP: whole (and its .MAPX).
     let map_files = files(&disk.dir, ".MAP");
-    assert_eq!(map_files.len(), 1, "{log}");
+    assert_eq!(map_files.len(), 2, "{log}");
     let m = map::parse(&std::fs::read_to_string(&map_files[0]).expect("map"));
     assert!(m.problems.is_empty(), "{:?}", m.problems);
     assert_eq!(m.jobs.get(&0x21).map(String::as_str), Some("DEMOJOB"));
@@ -216,7 +217,7 @@ fn dataloss_stop_ends_the_run_when_the_disk_fills() {
 #[test]
 fn a_begin_that_cannot_reserve_its_files_starts_nothing() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    // 64 KiB: room for the .CNT, not for the 256-KiB .MAP reservation.
+    // 64 KiB: room for the .CNT, not for the 128-KiB .MAP reservation.
     let disk = SmallDisk::new(64);
     let cfg = Config {
         before: vec![
@@ -232,7 +233,7 @@ fn a_begin_that_cannot_reserve_its_files_starts_nothing() {
         .find(|l| l.contains("HHCMF041E"))
         .unwrap_or_else(|| panic!("no refusal:\n{}", out.log));
     assert!(
-        line.contains("cannot reserve 262144 bytes for SYSHIS") && line.contains(".MAP"),
+        line.contains("cannot reserve 131072 bytes for SYSHIS") && line.contains(".MAP"),
         "{line}"
     );
     assert!(line.ends_with("; nothing started"), "{line}");

@@ -310,10 +310,11 @@ fn debian_13_linux_6_12_measures_four_cpus_through_cpu_hotplug() {
         );
     }
     assert_eq!(lines(disk, "CPUS:"), ["0-3"]);
-    // A z14 (CPUMODEL 3906): counter facility 1, counter-second version 4, 5,208 cycles per
-    // microsecond, and the sampling interval bounds QSI gives for that speed.
+    // A z14 (CPUMODEL 3906): counter facility 1, counter-second version 5 (the z14's
+    // SMF113_2_CTRVN2 in "CPU MF Formulas", seed 003), 5,208 cycles per microsecond, and the
+    // sampling interval bounds QSI gives for that speed.
     let sl = lines(disk, "SL:").join("\n");
-    assert!(sl.contains("Counter facility: version=1.4 "), "{sl}");
+    assert!(sl.contains("Counter facility: version=1.5 "), "{sl}");
     assert!(
         sl.contains("Sampling facility: min_rate=260400 max_rate=5208000000 cpu_speed=5208"),
         "{sl}"

@@ -3,12 +3,14 @@
 //! SCCTR and resets do not change them), the `.CNT` text of their deltas and the `.INT` lines
 //! of an interval's.
 
+use crate::his::localtime::local;
 use crate::host::model;
 use crate::host::services::cpu_online;
 use crate::host::state::{rt, CpuState};
 use hcpumf_arch::model::{CounterSet, CounterSets, MachineModel};
 use hcpumf_formats::cnt::{render, CntRun};
 use hcpumf_formats::int::IntRow;
+use hcpumf_formats::time::Civil;
 use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 
@@ -115,24 +117,15 @@ impl RunCounters {
             .collect()
     }
 
-    /// The counter numbers of a .INT line's values: those the emulator counts of the run's
-    /// sets (cycles and instructions of the basic and problem-state sets, every crypto
-    /// counter).
+    /// The counter numbers of a .INT line's values: every counter of the run's sets, as the
+    /// .CNT has them (so that IBM's formulas, which need the L1 and extended counters, can be
+    /// taken per interval too).
     pub fn interval_counters(&self) -> Vec<u16> {
         let m = model::current();
-        let mut v = Vec::new();
-        for set in SETS {
-            if !self.sets.contains(set.bit()) {
-                continue;
-            }
-            let n = match set {
-                CounterSet::Basic | CounterSet::ProblemState => 2,
-                CounterSet::CryptoActivity => m.set_size(set),
-                _ => 0,
-            };
-            v.extend((0..n.min(m.set_size(set))).map(|k| set.first_counter() + k));
-        }
-        v
+        SETS.iter()
+            .filter(|s| self.sets.contains(s.bit()))
+            .flat_map(|&s| (0..m.set_size(s)).map(move |k| s.first_counter() + k))
+            .collect()
     }
 
     /// The .INT rows of one interval, from the snapshots `from` to `to` taken at TOD `tod`.
@@ -147,19 +140,11 @@ impl RunCounters {
         let mut rows = Vec::new();
         for (i, (a, b)) in from.iter().zip(to).enumerate() {
             let (Some(a), Some(b)) = (a, b) else { continue };
-            let mut values = Vec::new();
-            for set in SETS {
-                if !self.sets.contains(set.bit()) {
-                    continue;
-                }
-                let d = b.delta(a, set, m);
-                let n = match set {
-                    CounterSet::Basic | CounterSet::ProblemState => 2,
-                    CounterSet::CryptoActivity => d.len(),
-                    _ => 0,
-                };
-                values.extend(d.into_iter().take(n));
-            }
+            let values = SETS
+                .iter()
+                .filter(|s| self.sets.contains(s.bit()))
+                .flat_map(|&s| b.delta(a, s, m))
+                .collect();
             rows.push(IntRow {
                 end_tod: tod,
                 seconds,
@@ -170,12 +155,12 @@ impl RunCounters {
         rows
     }
 
-    /// The `.CNT` text at the end of the run, from the snapshots `ends` (by CPU address).
+    /// The `.CNT` text at the end of the run, from the snapshots `ends` (by CPU address);
+    /// its times are local, as z/OS writes them.
     pub fn cnt_text(
         &self,
         file_name: &str,
         command: &str,
-        title: &str,
         end: (SystemTime, u64),
         lost_samples: u64,
         ends: &[Option<Snap>],
@@ -197,13 +182,11 @@ impl RunCounters {
         render(&CntRun {
             file_name: file_name.to_string(),
             command: command.to_string(),
-            title: title.to_string(),
-            machine_type: m.machine_type,
             cfvn: m.cfvn,
             csvn: m.csvn,
             cpu_speed: m.cpu_speed,
-            start: self.start_time,
-            end: end.0,
+            start: local(self.start_time),
+            end: local(end.0),
             start_tod: self.start_tod,
             end_tod: end.1,
             lost_samples,
@@ -218,9 +201,8 @@ pub fn cnt_reservation(sets: CounterSets, cpus: u64, command: &str) -> u64 {
     reservation(model::current(), sets, cpus, command)
 }
 
-/// `cnt_reservation` for the model `m`. The title is one of the command's keywords, so the
-/// command stands in for it: the TITLE line reserved is at least as long as the real one.
-/// Every set has its own section with the run's times, so the text grows with the sets.
+/// `cnt_reservation` for the model `m`. Every set has its own section with the run's times,
+/// so the text grows with the sets.
 fn reservation(m: &MachineModel, sets: CounterSets, cpus: u64, command: &str) -> u64 {
     let values: Vec<(CounterSet, Vec<u64>)> = SETS
         .iter()
@@ -230,13 +212,11 @@ fn reservation(m: &MachineModel, sets: CounterSets, cpus: u64, command: &str) ->
     let text = render(&CntRun {
         file_name: "SYSHISyyyymmdd.hhmmss.xxx.CNT".into(),
         command: command.to_string(),
-        title: command.to_string(),
-        machine_type: m.machine_type,
         cfvn: m.cfvn,
         csvn: m.csvn,
         cpu_speed: m.cpu_speed,
-        start: std::time::UNIX_EPOCH,
-        end: std::time::UNIX_EPOCH,
+        start: Civil::default(),
+        end: Civil::default(),
         start_tod: 0,
         end_tod: 0,
         // The longest LOST SAMPLES line.
@@ -273,13 +253,11 @@ mod tests {
             let text = render(&CntRun {
                 file_name: "SYSHIS20261231.235959.999.CNT".into(),
                 command: command.clone(),
-                title: title.clone(),
-                machine_type: m.machine_type,
                 cfvn: m.cfvn,
                 csvn: m.csvn,
                 cpu_speed: m.cpu_speed,
-                start: std::time::UNIX_EPOCH + Duration::from_secs(1_798_761_599),
-                end: std::time::UNIX_EPOCH + Duration::from_secs(1_798_761_599),
+                start: Civil::utc(std::time::UNIX_EPOCH + Duration::from_secs(1_798_761_599)),
+                end: Civil::utc(std::time::UNIX_EPOCH + Duration::from_secs(1_798_761_599)),
                 start_tod: u64::MAX,
                 end_tod: u64::MAX,
                 lost_samples: 12_345_678_901,

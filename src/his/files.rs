@@ -1,7 +1,7 @@
 //! The files of a run: their names (`SYSHISyyyymmdd.hhmmss.xxx`, as HIS names them) and the
 //! .CNT and .MAP created at BEGIN with their space reserved, rewritten in place at the end.
 
-use hcpumf_formats::time::{civil, unix_secs};
+use hcpumf_formats::time::Civil;
 use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, Write};
@@ -147,11 +147,11 @@ impl Reserved {
     }
 }
 
-/// SYSHISyyyymmdd.hhmmss.xxx: xxx is the first sequence number no file in `dir` has yet, so
-/// that runs started within one second do not overwrite each other's files.
-pub fn run_id(now: std::time::SystemTime, dir: &Path) -> Result<String, FileError> {
-    let (y, mo, d, h, mi, s) = civil(unix_secs(now));
-    let base = format!("SYSHIS{y:04}{mo:02}{d:02}.{h:02}{mi:02}{s:02}");
+/// SYSHISyyyymmdd.hhmmss.xxx of the run's start `now` (local time, as z/OS names the files:
+/// Redbook Example 2-6): xxx is the first sequence number no file in `dir` has yet, so that
+/// runs started within one second do not overwrite each other's files.
+pub fn run_id(now: Civil, dir: &Path) -> Result<String, FileError> {
+    let base = format!("SYSHIS{}", now.file_stamp());
     let names: Vec<String> = std::fs::read_dir(dir)
         .map_err(|source| FileError::ReadDir {
             path: dir.to_path_buf(),
@@ -168,7 +168,11 @@ pub fn run_id(now: std::time::SystemTime, dir: &Path) -> Result<String, FileErro
 }
 
 /// Space reserved for the .MAP at BEGIN (an MVS 3.8J map is a few hundred records).
-pub const MAP_RESERVATION: u64 = 256 * 1024;
+pub const MAP_RESERVATION: u64 = 128 * 1024;
+
+/// Space reserved for the .MAPX at BEGIN: an `A` record per address space (47 bytes) and the
+/// notes.
+pub const MAPX_RESERVATION: u64 = 64 * 1024;
 
 #[cfg(test)]
 mod tests {
@@ -201,7 +205,7 @@ mod tests {
             e.to_string(),
             format!("cannot create SYSHIS20250101.000000.000.CNT: {io}")
         );
-        let e = run_id(std::time::SystemTime::now(), dir).unwrap_err();
+        let e = run_id(Civil::default(), dir).unwrap_err();
         assert!(matches!(e, FileError::ReadDir { .. }), "{e:?}");
         assert!(
             e.to_string()

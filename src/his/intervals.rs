@@ -41,6 +41,8 @@ impl Intervals {
             interval_secs: secs,
             start_tod: c.start_tod,
             cpu_speed: model::current().cpu_speed,
+            cfvn: model::current().cfvn,
+            csvn: model::current().csvn,
             counters: c.interval_counters(),
         });
         let path = dir.join(&name);

@@ -9,6 +9,7 @@
 //! | [`counters`] | the run's counter deltas from the plugin's meters, and the .CNT text of them |
 //! | [`intervals`] | SMFINTVAL: the counters every N seconds into the .INT file |
 //! | [`files`] | file names and the .CNT/.MAP space reserved at BEGIN |
+//! | [`localtime`] | the host's local time, which the files' times and names are in |
 //! | [`writer`] | the writer thread of the `.SMP` files |
 //! | [`mvs`] | MVS awareness: the guest program parameter and the .MAP from MVS 3.8J's control blocks |
 //!
@@ -18,6 +19,7 @@
 pub mod counters;
 pub mod files;
 pub mod intervals;
+pub mod localtime;
 pub mod mvs;
 pub mod options;
 pub mod run;

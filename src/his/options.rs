@@ -18,7 +18,8 @@ HHCMF040I hcpumf his: hardware event data collection from the host side
       duration=M          minutes (default 10 with sampling, until END otherwise)
       path=DIR            output directory (default .)
       title=TEXT          title for the .CNT file
-      bufcnt=N            accepted (4..1024); the plugin's buffers are its own
+      bufcnt=N            4-KB buffers between the sampling and the disk (4..1024; 1024);
+                          a block that finds them all waiting is lost (LOST SAMPLES)
       dataloss=ignore|stop  when samples are lost (disk full): go on counting, or end the run
       mapasid=all|(a,...) write a .MAP at the end; private areas of these ASIDs (hex, <= 32)
       mapjob=(job,...)    write a .MAP at the end; private areas of these jobs
@@ -51,8 +52,12 @@ pub struct BeginOptions {
     pub map_verbose: bool,
     /// MAPONLY: just the map, now.
     pub map_only: bool,
-    /// DATALOSS=STOP: end the run when sample data is lost (the disk fills).
+    /// DATALOSS=STOP: end the run when sample data is lost (the disk fills, or the buffers).
     pub dataloss_stop: bool,
+    /// BUFCNT: the 4-KB buffers full blocks wait in for the disk (z/OS: "a maximum of 1024
+    /// 4 KB buffers"; without BUFCNT "the system dynamically determines the number": here
+    /// the most, 1024).
+    pub bufcnt: u64,
     /// SMFINTVAL: the counters' deltas every this many seconds, into the .INT file (z/OS:
     /// the SMF interval, in minutes; hcpumf's runs last minutes, so seconds here).
     pub smfintval_secs: Option<u64>,
@@ -239,6 +244,7 @@ pub fn parse_begin(words: &[String], m: &MachineModel) -> Result<BeginOptions, B
         map_verbose: false,
         map_only: false,
         dataloss_stop: false,
+        bufcnt: 1024,
         smfintval_secs: None,
     };
     let mut explicit_duration = false;
@@ -399,10 +405,7 @@ pub fn parse_begin(words: &[String], m: &MachineModel) -> Result<BeginOptions, B
                 _ => return Err(not_among("IGNORE or STOP")),
             },
             Keyword::Smfintval => o.smfintval_secs = Some(number(1, 3600)?),
-            // Accepted for z/OS compatibility; the plugin's buffers are its own.
-            Keyword::Bufcnt => {
-                number(4, 1024)?;
-            }
+            Keyword::Bufcnt => o.bufcnt = number(4, 1024)?,
         }
     }
     if let (false, Some(k)) = (o.sampling, sampling_keyword) {

@@ -4,11 +4,11 @@
 //! The collector never touches guest storage and never changes guest-visible facility state:
 //! counters come from the plugin's own metering (the numbers the guest's counter sets would
 //! show), samples are taken by the same per-CPU tick as the guest's sampling but stored in
-//! buffers the plugin owns and written as raw 4-KB sample-data blocks to `.SMP.cpu#` files by
+//! buffers the plugin owns and written as raw 4-KB sample-data blocks to `.SMP.xx` files by
 //! a writer thread. Guest and host collection coexist: each has its own interval and buffers.
 
 use crate::his::counters::{cnt_reservation, RunCounters};
-use crate::his::files::{run_id, FileError, Reserved, MAP_RESERVATION};
+use crate::his::files::{run_id, FileError, Reserved, MAPX_RESERVATION, MAP_RESERVATION};
 use crate::his::intervals::Intervals;
 use crate::his::mvs::{self, MapFilter};
 use crate::his::options::{parse_begin, BeginError, HELP};
@@ -64,7 +64,8 @@ struct Run {
     /// The .CNT and .MAP, created at BEGIN with their space reserved, so that a disk that
     /// fills with samples cannot cost the run its counters or its map.
     cnt_file: Option<Reserved>,
-    map_file: Option<Reserved>,
+    /// The .MAP and its .MAPX.
+    map_file: Option<(Reserved, Reserved)>,
     /// SMFINTVAL: the interval counters.
     intervals: Option<Intervals>,
     map_filter: MapFilter,
@@ -111,7 +112,7 @@ fn begin(rest: &[String], line: &str) -> Result<String, RunError> {
         return Err(RunError::AlreadyActive);
     }
     let now = SystemTime::now();
-    let id = run_id(now, &o.path)?;
+    let id = run_id(crate::his::localtime::local(now), &o.path)?;
     let m = model::current();
     let interval_cycles = (u64::from(m.cpu_speed) * 1_000_000 * 60 / o.sampfreq)
         .clamp(m.min_sampling_interval, m.max_sampling_interval);
@@ -128,27 +129,49 @@ fn begin(rest: &[String], line: &str) -> Result<String, RunError> {
             cnt_reservation(o.sets, counters.online() as u64, &command),
         )?)
     };
+    // The .MAP and hcpumf's .MAPX beside it (what IBM's layout has no place for).
     let map_file = if o.map {
-        match Reserved::create(&o.path, format!("{id}.MAP"), MAP_RESERVATION) {
-            Ok(r) => Some(r),
+        let gone = |names: &[Option<&String>]| {
+            for n in names.iter().flatten() {
+                let _ = std::fs::remove_file(o.path.join(n));
+            }
+        };
+        let cnt_name = cnt_file.as_ref().map(|c| &c.name);
+        let map = match Reserved::create(&o.path, format!("{id}.MAP"), MAP_RESERVATION) {
+            Ok(m) => m,
             Err(e) => {
-                if let Some(c) = cnt_file {
-                    let _ = std::fs::remove_file(o.path.join(&c.name));
-                }
+                gone(&[cnt_name]);
+                return Err(e.into());
+            }
+        };
+        match Reserved::create(&o.path, format!("{id}.MAPX"), MAPX_RESERVATION) {
+            Ok(x) => Some((map, x)),
+            Err(e) => {
+                gone(&[cnt_name, Some(&map.name)]);
                 return Err(e.into());
             }
         }
     } else {
         None
     };
+    // What BEGIN made so far, removed when a later file cannot be made.
+    let reserved: Vec<String> = [cnt_file.as_ref().map(|c| c.name.clone())]
+        .into_iter()
+        .flatten()
+        .chain(
+            map_file
+                .iter()
+                .flat_map(|(m, x)| [m.name.clone(), x.name.clone()]),
+        )
+        .collect();
     // SMFINTVAL: the .INT with its header.
     let intervals = match o.smfintval_secs {
         None => None,
         Some(secs) => match Intervals::create(&o.path, &id, secs, &counters) {
             Ok(i) => Some(i),
             Err(e) => {
-                for r in [&cnt_file, &map_file].into_iter().flatten() {
-                    let _ = std::fs::remove_file(o.path.join(&r.name));
+                for n in &reserved {
+                    let _ = std::fs::remove_file(o.path.join(n));
                 }
                 return Err(e.into());
             }
@@ -162,17 +185,17 @@ fn begin(rest: &[String], line: &str) -> Result<String, RunError> {
             if b.is_none() {
                 continue;
             }
-            let name = format!("{id}.SMP.{i:X}");
+            let name = format!("{id}.SMP.{i:02X}");
             match File::create(o.path.join(&name)) {
                 Ok(f) => smp_files[i] = Some(f),
                 Err(source) => {
                     for (k, f) in smp_files.iter().enumerate() {
                         if f.is_some() {
-                            let _ = std::fs::remove_file(o.path.join(format!("{id}.SMP.{k:X}")));
+                            let _ = std::fs::remove_file(o.path.join(format!("{id}.SMP.{k:02X}")));
                         }
                     }
-                    for r in [&cnt_file, &map_file].into_iter().flatten() {
-                        let _ = std::fs::remove_file(o.path.join(&r.name));
+                    for n in &reserved {
+                        let _ = std::fs::remove_file(o.path.join(n));
                     }
                     if let Some(i) = &intervals {
                         let _ = std::fs::remove_file(o.path.join(&i.name));
@@ -188,8 +211,14 @@ fn begin(rest: &[String], line: &str) -> Result<String, RunError> {
     }
     let (tx, writer) = if o.sampling {
         let (tx, rx) = mpsc::channel::<Block>();
-        let h = writer::spawn(o.path.clone(), id.clone(), rx, o.dataloss_stop, smp_files)
-            .map_err(RunError::WriterThread)?;
+        let h = writer::spawn(
+            o.path.clone(),
+            id.clone(),
+            rx,
+            (o.dataloss_stop, o.bufcnt as usize),
+            smp_files,
+        )
+        .map_err(RunError::WriterThread)?;
         (Some(tx), Some(h))
     } else {
         (None, None)
@@ -341,7 +370,6 @@ fn end(why: &str, only: Option<&str>) -> Result<String, RunError> {
         let text = run.counters.cnt_text(
             &f.name,
             &run.command,
-            &run.title,
             (end_time, end_tod),
             report.lost_samples,
             &ends,
@@ -357,15 +385,19 @@ fn end(why: &str, only: Option<&str>) -> Result<String, RunError> {
             Err(e) => errors.push(e),
         }
     }
-    if let Some(f) = run.map_file.take() {
-        let (text, note, notes) = mvs::map_text(&run.map_filter);
+    if let Some((f, x)) = run.map_file.take() {
+        let t = mvs::map_text(&run.map_filter);
         if run.map_verbose {
-            for n in &notes {
+            for n in &t.notes {
                 log(&format!("HHCMF050I hcpumf his map: {n}"));
             }
         }
-        match f.finish(&run.dir, text.as_bytes()) {
-            Ok(name) => files.push(format!("{name} ({note})")),
+        match f.finish(&run.dir, t.map.as_bytes()) {
+            Ok(name) => files.push(format!("{name} ({})", t.note)),
+            Err(e) => errors.push(e),
+        }
+        match x.finish(&run.dir, t.extras.as_bytes()) {
+            Ok(name) => files.push(name),
             Err(e) => errors.push(e),
         }
     }
@@ -373,9 +405,16 @@ fn end(why: &str, only: Option<&str>) -> Result<String, RunError> {
     if smp > 0 {
         files.push(format!("{}.SMP.* ({smp} blocks)", run.id));
     }
+    // The title, as HIS022I repeats it at the end (Redbook Example 4-2: TITLE= ''); the
+    // .CNT has it in its COMMAND line.
     let mut msg = format!(
-        "HHCMF044I hcpumf his: run {} ended ({why}) after {:.1} s; files: {}",
+        "HHCMF044I hcpumf his: run {}{} ended ({why}) after {:.1} s; files: {}",
         run.id,
+        if run.title.is_empty() {
+            String::new()
+        } else {
+            format!(" (title '{}')", run.title)
+        },
         run.started.elapsed().as_secs_f64(),
         if files.is_empty() {
             "none".into()

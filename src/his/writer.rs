@@ -1,6 +1,12 @@
-//! The run's writer thread: it appends each CPU's full blocks to its `.SMP.cpu#` file, and
+//! The run's writer thread: it appends each CPU's full blocks to its `.SMP.xx` file, and
 //! when a write fails (disk full, file too large) cuts the file back to its last whole
 //! block, stops sampling and says so at once.
+//!
+//! Between the sampling and the writer are the run's BUFCNT 4-KB buffers (the buffer
+//! thread): a full block waits in one for the disk. A block that finds every buffer still
+//! waiting is lost, as z/OS HIS loses "sampling data ... overwritten before it can be moved to
+//! disk" when it cannot keep up (Redbook SG24-7857 2.2.5, Example 2-2); its samples count in
+//! the .CNT's LOST SAMPLES, with those of blocks the disk refused.
 
 use crate::host::run::{self, Block};
 use crate::host::services::log;
@@ -10,7 +16,8 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, Mutex};
+use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
+use std::sync::Mutex;
 
 /// What the writer did, returned when its channel closes (the run has ended).
 #[derive(Default)]
@@ -19,7 +26,7 @@ pub struct WriterReport {
     pub blocks: Vec<u64>,
     /// The write error that stopped sampling.
     pub error: Option<String>,
-    /// Samples in blocks that could not be written.
+    /// Samples in blocks that could not be written or found no free buffer.
     pub lost_samples: u64,
 }
 
@@ -46,12 +53,12 @@ pub fn stop_requested() -> bool {
 
 /// Start the writer of run `id`: it appends the blocks that arrive on `rx` to the CPUs'
 /// `.SMP` files (`files`, by CPU address, created at BEGIN) in `dir` until every sender is
-/// gone. `stop_run`: DATALOSS=STOP.
+/// gone, through `bufcnt` buffers. `stop_run`: DATALOSS=STOP.
 pub fn spawn(
     dir: PathBuf,
     id: String,
     rx: mpsc::Receiver<Block>,
-    stop_run: bool,
+    (stop_run, bufcnt): (bool, usize),
     files: Vec<Option<File>>,
 ) -> std::io::Result<std::thread::JoinHandle<WriterReport>> {
     BLOCKS_WRITTEN.store(0, Ordering::Relaxed);
@@ -59,9 +66,46 @@ pub fn spawn(
     if let Ok(mut w) = WRITE_ERROR.lock() {
         *w = None;
     }
+    let (tx, buffered) = mpsc::sync_channel::<Block>(bufcnt.max(1));
+    let buffers = std::thread::Builder::new()
+        .name("hcpumf-his-buffers".into())
+        .spawn(move || buffer_loop(rx, tx, bufcnt, stop_run))?;
     std::thread::Builder::new()
         .name("hcpumf-his-writer".into())
-        .spawn(move || writer_loop(&dir, &id, rx, stop_run, files))
+        .spawn(move || {
+            let mut rep = writer_loop(&dir, &id, buffered, stop_run, files);
+            rep.lost_samples += buffers.join().unwrap_or(0);
+            rep
+        })
+}
+
+/// The buffers: every full block goes into one of the `bufcnt` that `tx` holds for the
+/// writer; one that finds them all waiting is lost. Returns the samples lost so.
+fn buffer_loop(rx: Receiver<Block>, tx: SyncSender<Block>, bufcnt: usize, stop_run: bool) -> u64 {
+    let mut lost = 0;
+    for b in rx.iter() {
+        match tx.try_send(b) {
+            Ok(()) => continue,
+            Err(TrySendError::Full(b) | TrySendError::Disconnected(b)) => {
+                if lost == 0 {
+                    log(&format!(
+                        "HHCMF051W hcpumf his: sample data lost: all BUFCNT={bufcnt} buffers are \
+                         waiting for the disk{}",
+                        if stop_run {
+                            "; DATALOSS=STOP ends the run"
+                        } else {
+                            ""
+                        }
+                    ));
+                }
+                lost += samples_in(&b.bytes).max(1);
+                if stop_run {
+                    STOP_REQUESTED.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+    lost
 }
 
 fn writer_loop(
@@ -86,7 +130,7 @@ fn writer_loop(
             continue;
         }
         if files[c].is_none() {
-            let p = dir.join(format!("{id}.SMP.{cpu:X}"));
+            let p = dir.join(format!("{id}.SMP.{cpu:02X}"));
             match File::create(&p) {
                 Ok(f) => files[c] = Some(f),
                 Err(e) => {
@@ -103,8 +147,8 @@ fn writer_loop(
             rep.lost_samples += samples_in(&block);
             run::stop_sampling();
             let e = format!(
-                "writing {id}.SMP.{cpu:X}: {e}; sampling stopped, every .SMP file complete up \
-                 to its last full block ({} blocks in {id}.SMP.{cpu:X}), counters go on until END",
+                "writing {id}.SMP.{cpu:02X}: {e}; sampling stopped, every .SMP file complete up \
+                 to its last full block ({} blocks in {id}.SMP.{cpu:02X}), counters go on until END",
                 rep.blocks[c]
             );
             log(&format!("HHCMF045W hcpumf his: {e}"));
@@ -132,4 +176,62 @@ fn samples_in(block: &[u8]) -> u64 {
     let mut sum = smp::ScanSummary::default();
     smp::scan_block(block, 0, &mut sum, &mut |_| {});
     sum.samples + sum.invalid
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hcpumf_formats::smp::{make_block, Bsde};
+
+    /// A full block of 126 samples.
+    fn block(cpu: u16) -> Block {
+        let s: Vec<Bsde> = (0..126)
+            .map(|i| Bsde {
+                ia: 0x1000 + 2 * i,
+                ..Default::default()
+            })
+            .collect();
+        Block {
+            cpu,
+            bytes: make_block(&s, true, 0, 1),
+        }
+    }
+
+    /// Ten full blocks and a writer that takes none until they are all there: four wait in
+    /// the four buffers, the other six are lost (their 756 samples), in the order they came.
+    #[test]
+    fn blocks_that_find_every_buffer_waiting_are_lost() {
+        let (host, rx) = mpsc::channel();
+        let (tx, buffered) = mpsc::sync_channel(4);
+        for i in 0..10 {
+            host.send(block(i)).unwrap();
+        }
+        drop(host);
+        assert_eq!(buffer_loop(rx, tx, 4, false), 6 * 126);
+        let kept: Vec<u16> = buffered.iter().map(|b| b.cpu).collect();
+        assert_eq!(kept, vec![0, 1, 2, 3]);
+    }
+
+    /// A writer that keeps up loses nothing: each block is taken from its buffer before the
+    /// next comes.
+    #[test]
+    fn a_writer_that_keeps_up_loses_nothing() {
+        let (host, rx) = mpsc::channel();
+        let (tx, buffered) = mpsc::sync_channel(4);
+        let (ack, taken) = mpsc::channel();
+        let drain = std::thread::spawn(move || {
+            buffered
+                .iter()
+                .map(|b: Block| ack.send(b.cpu).map(|_| 1).unwrap_or(0))
+                .sum::<u32>()
+        });
+        let buffers = std::thread::spawn(move || buffer_loop(rx, tx, 4, false));
+        for i in 0..10 {
+            host.send(block(i)).unwrap();
+            assert_eq!(taken.recv().unwrap(), i);
+        }
+        drop(host);
+        assert_eq!(buffers.join().unwrap(), 0);
+        assert_eq!(drain.join().unwrap(), 10);
+    }
 }

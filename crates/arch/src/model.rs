@@ -58,14 +58,21 @@ impl MachineModel {
     /// The model for a CPU-ID machine type: version numbers and speed of that IBM machine,
     /// or a z10-compatible (1.1) model for types Linux has no tables for (Hercules' default
     /// 0586 among them).
+    ///
+    /// CSVN per machine: "CPU MF Formulas" (seed 003), SMF113_2_CTRVN2: 1 z10, 2 z196/z114,
+    /// 3 zEC12/zBC12, 4 z13/z13s, 5 z14, 6 z15; 7 z16 (Linux 5.17, "s390/cpumf: Support for
+    /// CPU Measurement Facility CSVN 7", Jan. 2022) and 8 z17 (Linux 6.15, "s390/cpumf:
+    /// Update CPU Measurement facility extended counter set support": CSVN 6..8 have 160
+    /// extended counters). CFVN 3 from z15 on (SA23-2260-07, sixth edition; Linux and
+    /// s390-tools' lscpumf select the problem-state set of 2 counters by it).
     pub fn for_machine_type(machine_type: u16) -> MachineModel {
         // (CFVN, CSVN, cycles per microsecond)
         let (cfvn, csvn, speed) = match machine_type {
             0x2097 | 0x2098 => (1, 1, 4404), // z10
             0x2817 | 0x2818 => (1, 2, 5208), // z196 / z114
-            0x2827 | 0x2828 => (1, 2, 5504), // zEC12 / zBC12
-            0x2964 | 0x2965 => (1, 3, 5000), // z13 / z13s
-            0x3906 | 0x3907 => (1, 4, 5208), // z14
+            0x2827 | 0x2828 => (1, 3, 5504), // zEC12 / zBC12
+            0x2964 | 0x2965 => (1, 4, 5000), // z13 / z13s
+            0x3906 | 0x3907 => (1, 5, 5208), // z14
             0x8561 | 0x8562 => (3, 6, 5200), // z15
             0x3931 | 0x3932 => (3, 7, 5200), // z16
             0x9175 | 0x9176 => (3, 8, 5500), // z17
@@ -89,7 +96,7 @@ impl MachineModel {
             all_architectures: false,
             stcke_timestamps: true,
         };
-        m.extended_counters = m.max_extended_counters();
+        m.extended_counters = m.installed_extended_counters();
         m.set_cpu_speed(speed);
         m
     }
@@ -102,6 +109,18 @@ impl MachineModel {
         self.max_sampling_interval = u64::from(speed) * 1_000_000 / MIN_SAMPLING_RATE;
     }
 
+    /// Extended counters a machine of this CSVN installs: the CSVN's maximum, but for the
+    /// z10 (CSVN 1), whose HIS files have 24 (counters 128-151): Redbook SG24-7857 Figure
+    /// 3-7 (a z10's .CNT, rows 128-131 to 148-151), Example 3-1 (its SMF 113 record: the
+    /// extended set's section `04000018`, 24 counters) and Appendix A (z10: counters 128 to
+    /// 151). SA23-2260 gives only the maximum (32 for CSVN 1).
+    pub fn installed_extended_counters(&self) -> u16 {
+        match self.csvn {
+            1 => 24,
+            _ => self.max_extended_counters(),
+        }
+    }
+
     /// Maximum number of extended counters for the CSVN (SA23-2260, Extended Counter Set).
     pub fn max_extended_counters(&self) -> u16 {
         match self.csvn {
@@ -110,6 +129,21 @@ impl MachineModel {
             2 => 48,
             3..=5 => 128,
             _ => 160,
+        }
+    }
+
+    /// The configuration level (CL, bits 32-33) this model's basic-sampling entries carry:
+    /// 1 (logical-partition level) from the z15 on, 0 before. SA23-2260's sixth edition
+    /// added the CL and host-indicator (H, bit 34) fields with CFVN 3 (Summary of Changes);
+    /// the models before store zeros there ("The reserved code point of zero for the CL ...
+    /// provides compatibility between ... machine models available before and after the
+    /// introduction of the configuration level", programming note 6 of the BSDE), which
+    /// Linux's cpum_sf reads as an "old machine" (its heuristics then tell guest samples).
+    pub fn configuration_level(&self) -> u8 {
+        if self.cfvn >= 3 {
+            1
+        } else {
+            0
         }
     }
 
@@ -238,7 +272,7 @@ impl MachineModel {
                         });
                     }
                     n.csvn = c as u16;
-                    n.extended_counters = n.max_extended_counters();
+                    n.extended_counters = n.installed_extended_counters();
                 }
                 "extended" => {
                     let c = parse_num(v)?;
@@ -365,12 +399,56 @@ mod tests {
         assert_eq!(z10.set_size(CounterSet::Basic), 6);
         assert_eq!(z10.set_size(CounterSet::ProblemState), 6);
         assert_eq!(z10.set_size(CounterSet::CryptoActivity), 16);
-        assert_eq!(z10.set_size(CounterSet::Extended), 32);
+        // 24 extended counters, as a z10's HIS files have them (Redbook Figure 3-7).
+        assert_eq!(z10.set_size(CounterSet::Extended), 24);
         let z16 = MachineModel::for_machine_type(0x3931);
         assert_eq!((z16.cfvn, z16.csvn), (3, 7));
         assert_eq!(z16.set_size(CounterSet::ProblemState), 2);
         assert_eq!(z16.set_size(CounterSet::CryptoActivity), 20);
         assert_eq!(z16.set_size(CounterSet::Extended), 160);
+    }
+
+    /// CSVN of each generation as "CPU MF Formulas" (seed 003) lists SMF113_2_CTRVN2, z16
+    /// and z17 as Linux numbers them; extended counters per SA23-2260's maxima (CSVN 2: 48,
+    /// 3-5: 128, 6 and above: 160) and the z10's 24 (Redbook Figure 3-7).
+    #[test]
+    fn each_generation_has_its_counter_second_version() {
+        for (types, cfvn, csvn, extended) in [
+            (&[0x2097u16, 0x2098][..], 1, 1, 24),
+            (&[0x2817, 0x2818], 1, 2, 48),
+            (&[0x2827, 0x2828], 1, 3, 128),
+            (&[0x2964, 0x2965], 1, 4, 128),
+            (&[0x3906, 0x3907], 1, 5, 128),
+            (&[0x8561, 0x8562], 3, 6, 160),
+            (&[0x3931, 0x3932], 3, 7, 160),
+            (&[0x9175, 0x9176], 3, 8, 160),
+        ] {
+            for &t in types {
+                let m = MachineModel::for_machine_type(t);
+                assert_eq!(
+                    (m.cfvn, m.csvn, m.set_size(CounterSet::Extended)),
+                    (cfvn, csvn, extended),
+                    "{t:04X}"
+                );
+            }
+        }
+        let mut m = MachineModel::default();
+        assert!(m.apply_settings(&["csvn=2".to_string()]).is_ok());
+        assert_eq!(m.set_size(CounterSet::Extended), 48);
+        assert!(m
+            .apply_settings(&["extended=32".to_string(), "csvn=1".to_string()])
+            .is_ok());
+        assert_eq!(
+            m.set_size(CounterSet::Extended),
+            24,
+            "csvn= sets the installed number"
+        );
+        assert!(m.apply_settings(&["extended=32".to_string()]).is_ok());
+        assert_eq!(
+            m.set_size(CounterSet::Extended),
+            32,
+            "up to the CSVN's maximum"
+        );
     }
 
     #[test]

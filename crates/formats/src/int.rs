@@ -8,6 +8,7 @@
 //! SMFINTVAL: 5 SECONDS
 //! START TOD: DA1B2C3D4E5F6000
 //! CPU SPEED: 4404 CYCLES/MIC
+//! COUNTER VERSION NUMBER 1: 1    COUNTER VERSION NUMBER 2: 1
 //! COUNTERS: 0 1 32 33
 //! END TOD           SECONDS CPU DELTAS OF THE COUNTERS ABOVE (DECIMAL)
 //! DA1B2C3D53A3A000    5.000 00 22020000000 1200000000 15414000000 840000000
@@ -34,7 +35,13 @@ pub struct IntHeader {
     pub start_tod: u64,
     /// Cycles per microsecond.
     pub cpu_speed: u32,
-    /// The counter numbers of every data line's values, in order.
+    /// The counter version numbers (the .CNT's line; files before it had none): they name
+    /// the machine generation whose formulas apply.
+    pub cfvn: u16,
+    pub csvn: u16,
+    /// The counter numbers of every data line's values, in order: every counter of the
+    /// run's sets (files before had cycles and instructions of the basic and problem-state
+    /// sets and the crypto counters only).
     pub counters: Vec<u16>,
 }
 
@@ -58,6 +65,11 @@ pub fn render_header(h: &IntHeader) -> String {
     let _ = writeln!(o, "SMFINTVAL: {} SECONDS", h.interval_secs);
     let _ = writeln!(o, "START TOD: {:016X}", h.start_tod);
     let _ = writeln!(o, "CPU SPEED: {} CYCLES/MIC", h.cpu_speed);
+    let _ = writeln!(
+        o,
+        "COUNTER VERSION NUMBER 1: {}    COUNTER VERSION NUMBER 2: {}",
+        h.cfvn, h.csvn
+    );
     let list: Vec<String> = h.counters.iter().map(u16::to_string).collect();
     let _ = writeln!(o, "COUNTERS: {}", list.join(" "));
     let _ = writeln!(
@@ -83,6 +95,9 @@ pub struct IntFile {
     pub interval_secs: Option<u64>,
     pub start_tod: Option<u64>,
     pub cpu_speed: Option<u32>,
+    /// The counter version numbers (None in files written before they were).
+    pub cfvn: Option<u16>,
+    pub csvn: Option<u16>,
     pub counters: Vec<u16>,
     pub rows: Vec<IntRow>,
     /// What could not be read.
@@ -158,6 +173,16 @@ pub fn parse_bytes(bytes: &[u8]) -> IntFile {
             match number(rest).and_then(|n| n.parse().ok()) {
                 Some(n) => f.cpu_speed = Some(n),
                 None => problem(format!("CPU SPEED is not a number: {}", excerpt(l))),
+            }
+        } else if let Some(rest) = l.strip_prefix("COUNTER VERSION NUMBER 1:") {
+            let mut parts = rest.split("COUNTER VERSION NUMBER 2:");
+            let mut next = || parts.next().and_then(|x| x.trim().parse::<u16>().ok());
+            match (next(), next()) {
+                (Some(a), Some(b)) => (f.cfvn, f.csvn) = (Some(a), Some(b)),
+                _ => problem(format!(
+                    "counter version numbers are not numbers: {}",
+                    excerpt(l)
+                )),
             }
         } else if let Some(rest) = l.strip_prefix("COUNTERS:") {
             match rest
@@ -246,6 +271,8 @@ mod tests {
             interval_secs: 5,
             start_tod: 0xDA1B_2C3D_4E5F_6000,
             cpu_speed: 4404,
+            cfvn: 1,
+            csvn: 1,
             counters: vec![0, 1, 32, 33, 64],
         };
         let rows = vec![
@@ -294,7 +321,17 @@ mod tests {
         assert_eq!(f.interval_secs, Some(5));
         assert_eq!(f.start_tod, Some(h.start_tod));
         assert_eq!(f.cpu_speed, Some(4404));
+        assert_eq!((f.cfvn, f.csvn), (Some(1), Some(1)));
         assert_eq!(f.counters, h.counters);
+        // Files before the version line read as before, without versions.
+        let old: String = text
+            .lines()
+            .filter(|l| !l.starts_with("COUNTER VERSION"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let g = parse(&old);
+        assert!(g.problems.is_empty(), "{:?}", g.problems);
+        assert_eq!((g.cfvn, g.csvn, g.rows.len()), (None, None, 3));
         assert_eq!(f.rows, rows);
         assert_eq!(f.value(&f.rows[2], 33), Some(4));
         assert_eq!(f.value(&f.rows[2], 2), None);
@@ -306,7 +343,7 @@ mod tests {
     fn damage_is_located_and_the_rest_read() {
         let (_, _, text) = sample();
         let lines: Vec<&str> = text.lines().collect();
-        // Lines 8-10 are the data; damage line 9 in three ways, cut the file inside line 10.
+        // Lines 9-11 are the data; damage line 10 in five ways, cut the file inside line 11.
         let offset_of =
             |n: usize| -> u64 { lines[..n - 1].iter().map(|l| l.len() as u64 + 1).sum() };
         for (bad, says) in [
@@ -323,7 +360,7 @@ mod tests {
             ("DA1B2C3D53A3A000 5.000 1F 1 2 -3 4 5", "delta '-3'"),
         ] {
             let mut damaged: Vec<&str> = lines.clone();
-            damaged[8] = bad;
+            damaged[9] = bad;
             let mut t = damaged.join("\n");
             t.truncate(t.len() - 3);
             let f = parse(&t);
@@ -331,10 +368,10 @@ mod tests {
             assert_eq!(f.problems.len(), 2, "{bad}: {:?}", f.problems);
             assert_eq!(
                 (f.problems[0].line, f.problems[0].offset),
-                (9, offset_of(9))
+                (10, offset_of(10))
             );
             assert!(f.problems[0].what.contains(says), "{:?}", f.problems[0]);
-            assert_eq!(f.problems[1].line, 10);
+            assert_eq!(f.problems[1].line, 11);
             assert!(f.problems[1].what.contains("truncated"));
         }
         let f = parse_bytes(b"HIS019I EVENT COUNTERS INFORMATION VERSION 1\n");

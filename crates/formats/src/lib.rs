@@ -6,7 +6,7 @@
 //! | [`sdb`] | SA23-2260's sample-data block: the basic-sampling and diagnostic-sampling data entries, the trailer entry, their flags; one codec for the plugin that stores them and the readers |
 //! | [`counter_sets`] | the CPU counter sets and their numbering (SA23-2260 Figures 2-3 to 2-9) |
 //! | [`cnt`] | `.CNT`: the HIS019I counter text |
-//! | [`smp`] | `.SMP.cpu#`: 4-KB sample-data blocks, streamed |
+//! | [`smp`] | `.SMP.xx`: 4-KB sample-data blocks, streamed |
 //! | [`map`] | `.MAP`: the address map records |
 //! | [`int`] | `.INT`: hcpumf's interval counters |
 //! | [`text`], [`time`] | reading text files with byte offsets; calendar time |

@@ -1,4 +1,4 @@
-//! `.SMP.cpu#` files: raw 4-KB sample-data blocks (z/OS "Sampling function output in a .SMP
+//! `.SMP.xx` files: raw 4-KB sample-data blocks (z/OS "Sampling function output in a .SMP
 //! file"; SA23-2260 Figures 2-17 and 2-25): data entries from offset 0, a 64-byte trailer at
 //! offset 4032, decoded with the sample-data-block codec ([`crate::sdb`]). The reader streams the file with a fixed buffer (memory use does not grow
 //! with the file) and never panics: damaged blocks and entries are counted and reported with

@@ -109,7 +109,8 @@ mod tests {
     #[test]
     fn stacks_follow_state_space_module_csect_bucket() {
         let m = hcpumf_formats::map::parse(
-            "AX0021DEMOJOB 00000000000089000000000000008900\n\
+            "I MODE 64-BIT\n\
+             AX0021DEMOJOB 00000000000089000000000000008900\n\
              MX0021HOTLOOP 000000000002000000000000000201FF\n",
         );
         let mut a = Addresses::default();

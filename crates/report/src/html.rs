@@ -4,11 +4,11 @@
 //! that its own script zooms and searches in a document of its own), the timeline per CPU by
 //! module or job, and the counter metrics per CPU and over the run's intervals.
 
-use super::charts::{self, Line, OTHER_COLOUR, PALETTE};
+use super::charts::{self, OTHER_COLOUR, PALETTE};
 use super::collect::Collected;
+use super::html_counters::{fmt_n, opt};
 use super::input::RunFiles;
 use super::json::{num, q};
-use super::metrics::{self, CRYPTO};
 use super::picture::xml;
 use super::rows::Row;
 use super::timeline::{Kind, Timeline};
@@ -25,22 +25,6 @@ const JS: &str = include_str!("page.js");
 /// Text for an HTML attribute value in double quotes.
 fn attr(t: &str) -> String {
     xml(t).replace('"', "&quot;")
-}
-
-fn fmt_n(n: u64) -> String {
-    let s = n.to_string();
-    let mut o = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            o.push(',');
-        }
-        o.push(c);
-    }
-    o
-}
-
-fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
-    v.map(f).unwrap_or_else(|| "-".into())
 }
 
 /// The table's data for the page's script.
@@ -72,18 +56,17 @@ fn table_data(c: &Collected, rows: &[Row]) -> String {
             .iter()
             .map(|p| {
                 format!(
-                    "[\"{:02X}\",{},{},{},{}]",
+                    "[\"{:02X}\",{},{},{}]",
                     p.cpu,
                     u8::from(p.problem),
                     p.count.samples,
-                    p.count.unique,
-                    p.count.busy
+                    p.count.isamples
                 )
             })
             .collect();
         let _ = write!(
             o,
-            "{}\n[{},{},{},{},\"{:08X}\",\"{:08X}\",{},[{}]]",
+            "{}\n[{},{},{},{},\"{:08X}\",\"{:08X}\",{},[{}],{}]",
             if i > 0 { "," } else { "" },
             q(&format!("{:04X}", r.asid)),
             q(&r.job),
@@ -92,7 +75,8 @@ fn table_data(c: &Collected, rows: &[Row]) -> String {
             r.start,
             r.end,
             q(&hot.join(", ")),
-            parts.join(",")
+            parts.join(","),
+            q(r.by.map_or("-", |b| b.word()))
         );
     }
     o.push_str("]}");
@@ -117,10 +101,12 @@ fn tiles(o: &mut String, c: &Collected) {
         (
             "busy",
             opt(
-                (t.samples > 0).then(|| t.busy as f64 * 100.0 / t.samples as f64),
+                (t.samples + c.addrs.wait > 0)
+                    .then(|| t.samples as f64 * 100.0 / (t.samples + c.addrs.wait) as f64),
                 |v| format!("{v:.1}%"),
             ),
         ),
+        ("wait samples", fmt_n(c.addrs.wait)),
         ("CPI (samples)", opt(t.cpi(), |v| format!("{v:.2}"))),
         (
             "CPI (counters)",
@@ -146,8 +132,11 @@ fn tiles(o: &mut String, c: &Collected) {
 fn hot_table(o: &mut String, c: &Collected, rows: &[Row]) {
     o.push_str(
         "<section id='hotspots'><h2>Hot spots</h2>\
-         <p class='note'>IBM's columns (HIS report, Redbook SG24-7857): ISAMPLES is the sum of U, \
-         CPI = busy samples / ISAMPLES, CPU % of the samples selected. Click a header to sort.</p>\
+         <p class='note'>IBM's columns (HIS report, Redbook SG24-7857 4.4): SAMPLES are busy samples \
+         (those in the wait state are counted apart), ISAMPLES those with the unique-instruction \
+         bit (U), CPI = SAMPLES / ISAMPLES, CPU % of the samples selected; BY says whether PASN \
+         is the entries' primary ASN or the home ASID of their program parameter. Click a \
+         header to sort.</p>\
          <div class='filters'>\
          <label>ASID<select id='f-asid'></select></label>\
          <label>Job<select id='f-job'></select></label>\
@@ -166,6 +155,7 @@ fn hot_table(o: &mut String, c: &Collected, rows: &[Row]) {
         ("pct", "CPU %", true),
         ("cpi", "CPI", true),
         ("pasn", "PASN", false),
+        ("by", "BY", false),
         ("job", "JOBNAME", false),
         ("module", "MODULE", false),
         ("csect", "CSECT", false),
@@ -184,12 +174,13 @@ fn hot_table(o: &mut String, c: &Collected, rows: &[Row]) {
         let _ = write!(
             o,
             "<tr><td class='n'>{}</td><td class='n'>{}</td><td class='n'>{:.3}</td><td class='n'>{}</td>\
-             <td class='mono'>{:04X}</td><td>{}</td><td>{}</td><td>{}</td><td class='mono'>{:08X}-{:08X}</td><td></td></tr>",
+             <td class='mono'>{:04X}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class='mono'>{:08X}-{:08X}</td><td></td></tr>",
             fmt_n(r.count.samples),
-            fmt_n(r.count.unique),
+            fmt_n(r.count.isamples),
             r.count.samples as f64 * 100.0 / total as f64,
             opt(r.count.cpi(), |v| format!("{v:.2}")),
             r.asid,
+            r.by.map_or("-", |b| b.word()),
             xml(&r.job),
             xml(&r.module),
             xml(&r.csect),
@@ -320,156 +311,6 @@ fn timeline(o: &mut String, t: Option<&Timeline>) {
     o.push_str("</section>\n");
 }
 
-fn counters(o: &mut String, c: &Collected) {
-    o.push_str(
-        "<section id='counters'><h2>Counters</h2>\
-         <p class='note'>The metrics of IBM's \"CPU MF Formulas\" the emulated counters support \
-         (the cache metrics need L1 counters an emulator does not have).</p>",
-    );
-    if c.counters.is_empty() {
-        o.push_str("<p class='note'>No .CNT file.</p>");
-    }
-    for (p, f) in &c.counters {
-        let _ = write!(
-            o,
-            "<p class='status'>{}{}</p><div class='tablewrap'><table><thead><tr>\
-             <th class='n'>CPU</th><th class='n'>CYCLES</th><th class='n'>INSTRUCTIONS</th>\
-             <th class='n'>CPI</th><th class='n'>PRBSTATE</th><th class='n'>PRBCPI</th>\
-             <th class='n'>LPARCPU</th><th class='n'>EFF GHZ</th>",
-            xml(&p.display().to_string()),
-            if f.title.is_empty() {
-                String::new()
-            } else {
-                format!(" &middot; {}", xml(&f.title))
-            }
-        );
-        for (_, name) in CRYPTO {
-            let _ = write!(o, "<th class='n'>{name}</th>");
-        }
-        o.push_str("</tr></thead><tbody>");
-        for m in metrics::of_cnt(f) {
-            let bar = |v: Option<f64>| {
-                opt(v, |x| {
-                    format!(
-                        "{x:.1}%<span class='bar' style='width:{:.0}px'></span>",
-                        x.clamp(0.0, 100.0) * 0.5
-                    )
-                })
-            };
-            let _ = write!(
-                o,
-                "<tr><td class='n'>{:02X}</td><td class='n'>{}</td><td class='n'>{}</td><td class='n'>{}</td>\
-                 <td class='n'>{}</td><td class='n'>{}</td><td class='n'>{}</td><td class='n'>{:.2}</td>",
-                m.cpu,
-                fmt_n(m.cycles),
-                fmt_n(m.instructions),
-                opt(m.cpi(), |v| format!("{v:.2}")),
-                bar(m.prbstate()),
-                opt(m.problem_cpi(), |v| format!("{v:.2}")),
-                bar(m.lparcpu()),
-                m.eff_ghz()
-            );
-            for i in 0..CRYPTO.len() {
-                let _ = write!(
-                    o,
-                    "<td class='n'>{}</td>",
-                    m.crypto.map(|c| fmt_n(c[i])).unwrap_or_else(|| "-".into())
-                );
-            }
-            o.push_str("</tr>");
-        }
-        o.push_str("</tbody></table></div>");
-    }
-    o.push_str("<h2 style='margin-top:16px'>Over time</h2>");
-    if c.intervals.is_empty() {
-        o.push_str(
-            "<p class='note'>No .INT file: begin the run with <code>smfintval=N</code> to record \
-             the counters every N seconds and see them here over the run's time.</p>",
-        );
-    }
-    for (p, f) in &c.intervals {
-        let points = metrics::of_int(f);
-        let mut cpus: Vec<u16> = points.iter().map(|x| x.m.cpu).collect();
-        cpus.sort_unstable();
-        cpus.dedup();
-        let _ = write!(
-            o,
-            "<p class='status'>{}: {} intervals of {} s</p><div class='charts'>",
-            xml(&p.display().to_string()),
-            points.len() / cpus.len().max(1),
-            f.interval_secs
-                .map(|s| s.to_string())
-                .unwrap_or_else(|| "?".into())
-        );
-        let per_cpu = |metric: &dyn Fn(&metrics::Metrics) -> Option<f64>| -> Vec<Line> {
-            cpus.iter()
-                .enumerate()
-                .map(|(i, cpu)| Line {
-                    label: format!("CPU {cpu:02X}"),
-                    colour: PALETTE[i % PALETTE.len()].into(),
-                    points: points
-                        .iter()
-                        .filter(|x| x.m.cpu == *cpu)
-                        .map(|x| (x.seconds, metric(&x.m).unwrap_or(f64::NAN)))
-                        .collect(),
-                })
-                .collect()
-        };
-        for (title, unit, floor, metric) in [
-            (
-                "CPI (cycles per instruction)",
-                "",
-                0.0,
-                &metrics::Metrics::cpi as &dyn Fn(&metrics::Metrics) -> Option<f64>,
-            ),
-            (
-                "PRBSTATE (problem-state instructions)",
-                "%",
-                100.0,
-                &metrics::Metrics::prbstate,
-            ),
-            ("LPARCPU (CPU busy)", "%", 100.0, &metrics::Metrics::lparcpu),
-        ] {
-            let _ = write!(
-                o,
-                "<div>{}</div>",
-                charts::lines(title, unit, &per_cpu(metric), floor)
-            );
-        }
-        if points
-            .iter()
-            .any(|x| x.m.crypto.is_some_and(|c| c.iter().any(|&n| n > 0)))
-        {
-            let lines: Vec<Line> = CRYPTO
-                .iter()
-                .enumerate()
-                .map(|(i, (_, name))| {
-                    let mut by_time: Vec<(f64, f64)> = Vec::new();
-                    for x in &points {
-                        let n = x.m.crypto.map(|c| c[i]).unwrap_or(0) as f64;
-                        match by_time.iter_mut().find(|p| p.0 == x.seconds) {
-                            Some(p) => p.1 += n,
-                            None => by_time.push((x.seconds, n)),
-                        }
-                    }
-                    Line {
-                        label: format!("{name} functions"),
-                        colour: PALETTE[i].into(),
-                        points: by_time,
-                    }
-                })
-                .collect();
-            let _ = write!(
-                o,
-                "<div>{}</div>",
-                charts::lines("Crypto functions per interval (all CPUs)", "", &lines, 1.0)
-            );
-        }
-        o.push_str("</div>");
-    }
-    o.push_str("</section>\n");
-}
-
 /// The page.
 pub fn page(files: &RunFiles, c: &Collected, rows: &[Row], stacks: &[(String, u64)]) -> String {
     let mut o = String::with_capacity(1 << 20);
@@ -534,7 +375,7 @@ pub fn page(files: &RunFiles, c: &Collected, rows: &[Row], stacks: &[(String, u6
     hot_table(&mut o, c, rows);
     flame(&mut o, stacks);
     timeline(&mut o, c.timeline.as_ref());
-    counters(&mut o, c);
+    super::html_counters::counters(&mut o, c);
     if !c.problems.is_empty() {
         let _ = write!(
             o,

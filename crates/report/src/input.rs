@@ -12,10 +12,10 @@ pub enum ReportError {
         path: String,
         source: std::io::Error,
     },
-    #[error("no HIS files (.SMP.n, .CNT, .MAP, .INT) found in {0}")]
+    #[error("no HIS files (.SMP.xx, .CNT, .MAP, .INT) found in {0}")]
     NoFiles(String),
     #[error(
-        "{0} is not a HIS file (a name ending in .SMP.n with n hexadecimal, .CNT, .MAP or .INT)"
+        "{0} is not a HIS file (a name ending in .SMP.xx with xx the CPU in hexadecimal, .CNT, .MAP or .INT)"
     )]
     NotHis(String),
 }
@@ -79,14 +79,19 @@ pub fn find_files(paths: &[PathBuf]) -> Result<RunFiles, ReportError> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        // z/OS names are capitals, but a copy may not be (Redbook Figure 3-3:
+        // SYSHIS20100302.220948.cnt).
+        let name = name.to_ascii_uppercase();
         if let Some(i) = name.rfind(".SMP.") {
+            // .SMP.xx: the CPU in hexadecimal, two digits as z/OS names them (Redbook 4.2);
+            // hcpumf's earlier files have one (.SMP.0).
             match u16::from_str_radix(&name[i + 5..], 16) {
                 Ok(cpu) => r.smp.push((cpu, p.to_path_buf())),
                 Err(_) => return false,
             }
         } else if name.ends_with(".CNT") {
             r.cnt.push(p.to_path_buf());
-        } else if name.ends_with(".MAP") {
+        } else if name.ends_with(".MAP") || name.ends_with(".MAPX") {
             r.map.push(p.to_path_buf());
         } else if name.ends_with(".INT") {
             r.int.push(p.to_path_buf());
@@ -105,7 +110,11 @@ pub fn find_files(paths: &[PathBuf]) -> Result<RunFiles, ReportError> {
             names.sort();
             for n in names {
                 if n.file_name()
-                    .map(|x| x.to_string_lossy().starts_with("SYSHIS"))
+                    .map(|x| {
+                        x.to_string_lossy()
+                            .to_ascii_uppercase()
+                            .starts_with("SYSHIS")
+                    })
                     .unwrap_or(false)
                 {
                     add(&n);
@@ -126,4 +135,30 @@ pub fn find_files(paths: &[PathBuf]) -> Result<RunFiles, ReportError> {
         ));
     }
     Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// z/OS's names (Redbook SG24-7857 Figure 4-2: .SMP.08, .SMP.09, .SMP.0A; Figure 3-3:
+    /// a .cnt copied in small letters) and hcpumf's earlier one-digit .SMP.0.
+    #[test]
+    fn ibm_and_earlier_names() {
+        let names = [
+            "SYSHIS20100312.152236.SMP.08",
+            "SYSHIS20100312.152236.SMP.0A",
+            "SYSHIS20261123.114536.000.SMP.1",
+            "SYSHIS20100302.220948.cnt",
+            "SYSHIS20100222.233735.MAP",
+            "SYSHIS20261123.114536.000.MAPX",
+        ];
+        let paths: Vec<PathBuf> = names.iter().map(PathBuf::from).collect();
+        let r = find_files(&paths).expect("HIS files");
+        let cpus: Vec<u16> = r.smp.iter().map(|(c, _)| *c).collect();
+        assert_eq!(cpus, vec![1, 8, 10]);
+        // hcpumf's .MAPX is read with the .MAP.
+        assert_eq!((r.cnt.len(), r.map.len()), (1, 2));
+        assert!(find_files(&[PathBuf::from("SYSHIS20100312.152236.SMP.XY")]).is_err());
+    }
 }

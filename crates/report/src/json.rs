@@ -56,13 +56,35 @@ fn paths(v: &[std::path::PathBuf]) -> String {
     list(v, |p| q(&p.display().to_string()))
 }
 
-/// The metrics object of one CPU or interval.
+/// IBM's formulas of one CPU, the LPAR or an interval: every metric of its generation,
+/// null where it has no value.
+fn formulas_object(m: &Metrics) -> String {
+    let f = m.formulas();
+    let mut fields: Vec<String> = vec![
+        format!("\"cpi\":{}", num(f.cpi)),
+        format!("\"prbstate\":{}", num(f.prbstate)),
+    ];
+    fields.extend(
+        f.columns()
+            .iter()
+            .map(|c| format!("{}:{}", q(c.key), num(c.value))),
+    );
+    fields.push(format!("\"eff_ghz\":{}", num(f.eff_ghz)));
+    fields.push(format!("\"lparcpu\":{}", num(f.lparcpu)));
+    fields.push(format!(
+        "\"lspr\":{}",
+        f.lspr.map(q).unwrap_or_else(|| "null".into())
+    ));
+    format!("{{{}}}", fields.join(","))
+}
+
+/// The metrics object of one CPU, the LPAR or an interval.
 fn metrics_fields(m: &Metrics) -> String {
     format!(
         "\"cpu\":{},\"speed\":{},\"cycles\":{},\"instructions\":{},\"cpi\":{},\
          \"problem_cycles\":{},\"problem_instructions\":{},\"prbstate\":{},\"problem_cpi\":{},\
-         \"lparcpu\":{},\"eff_ghz\":{},\"crypto\":{}",
-        q(&format!("{:02X}", m.cpu)),
+         \"lparcpu\":{},\"eff_ghz\":{},\"crypto\":{},\"formulas\":{}",
+        q(&super::text::cpu_name(m.cpu)),
         m.speed,
         m.cycles,
         m.instructions,
@@ -84,21 +106,27 @@ fn metrics_fields(m: &Metrics) -> String {
                     .collect::<Vec<_>>()
                     .join(",")
             ),
-        }
+        },
+        formulas_object(m)
     )
 }
 
 /// One hot-spot row.
 pub fn row(r: &Row, total: u64) -> String {
     format!(
-        "{{\"samples\":{},\"isamples\":{},\"busy\":{},\"cpu_pct\":{},\"cpi\":{},\"pasn\":{},\
-         \"jobname\":{},\"module\":{},\"csect\":{},\"start\":{},\"end\":{},\"hot\":{},\"parts\":{}}}",
+        "{{\"samples\":{},\"isamples\":{},\"unique\":{},\"cpu_pct\":{},\"cpi\":{},\"pasn\":{},\
+         \"by\":{},\"jobname\":{},\"module\":{},\"csect\":{},\"start\":{},\"end\":{},\"hot\":{},\
+         \"parts\":{}}}",
         r.count.samples,
+        r.count.isamples,
         r.count.unique,
-        r.count.busy,
         num(Some(r.count.samples as f64 * 100.0 / total.max(1) as f64)),
         num(r.count.cpi()),
         q(&format!("{:04X}", r.asid)),
+        match r.by {
+            Some(b) => q(&b.word().to_ascii_lowercase()),
+            None => q("common"),
+        },
         q(&r.job),
         q(&r.module),
         q(&r.csect),
@@ -109,12 +137,12 @@ pub fn row(r: &Row, total: u64) -> String {
             q(&format!("{ia:08X}"))
         )),
         list(&r.parts, |p| format!(
-            "{{\"cpu\":{},\"state\":{},\"samples\":{},\"isamples\":{},\"busy\":{}}}",
+            "{{\"cpu\":{},\"state\":{},\"samples\":{},\"isamples\":{},\"unique\":{}}}",
             q(&format!("{:02X}", p.cpu)),
             q(if p.problem { "problem" } else { "supervisor" }),
             p.count.samples,
-            p.count.unique,
-            p.count.busy
+            p.count.isamples,
+            p.count.unique
         )),
     )
 }
@@ -125,7 +153,7 @@ pub fn summary(files: &RunFiles, c: &Collected, rows: &[Row]) -> String {
     let mut o = String::new();
     let _ = write!(
         o,
-        "{{\n\"format\":\"hcpumf-report summary\",\"version\":1,\n\"files\":{{\"smp\":{},\"cnt\":{},\"map\":{},\"int\":{}}},\n",
+        "{{\n\"format\":\"hcpumf-report summary\",\"version\":2,\n\"files\":{{\"smp\":{},\"cnt\":{},\"map\":{},\"int\":{}}},\n",
         paths(&files.smp.iter().map(|(_, p)| p.clone()).collect::<Vec<_>>()),
         paths(&files.cnt),
         paths(&files.map),
@@ -133,12 +161,16 @@ pub fn summary(files: &RunFiles, c: &Collected, rows: &[Row]) -> String {
     );
     let _ = writeln!(
         o,
-        "\"totals\":{{\"samples\":{},\"busy\":{},\"unique\":{},\"cpi\":{},\"counters_cpi\":{},\
-         \"invalid\":{},\"overflow\":{},\"blocks\":{},\"cpu_files\":{}}},",
+        "\"totals\":{{\"samples\":{},\"busy\":{},\"wait\":{},\"isamples\":{},\"unique\":{},\
+         \"cpi\":{},\"cpi_unique\":{},\"counters_cpi\":{},\"invalid\":{},\"overflow\":{},\
+         \"blocks\":{},\"cpu_files\":{}}},",
+        t.samples + c.addrs.wait,
         t.samples,
-        t.busy,
+        c.addrs.wait,
+        t.isamples,
         t.unique,
         num(t.cpi()),
+        num(t.cpi_unique()),
         num(super::text::counters_cpi(c)),
         c.addrs.invalid,
         c.overflow,
@@ -151,37 +183,47 @@ pub fn summary(files: &RunFiles, c: &Collected, rows: &[Row]) -> String {
     }
     let _ = write!(o, "],\n\"counters\":[");
     for (i, (p, f)) in c.counters.iter().enumerate() {
+        let cpus = metrics::of_cnt(f);
         let _ = write!(
             o,
-            "{}\n{{\"file\":{},\"cfvn\":{},\"csvn\":{},\"lost_samples\":{},\"cpus\":{}}}",
+            "{}\n{{\"file\":{},\"cfvn\":{},\"csvn\":{},\"generation\":{},\"lost_samples\":{},\
+             \"cpus\":{},\"lpar\":{}}}",
             if i > 0 { "," } else { "" },
             q(&p.display().to_string()),
             f.cfvn,
             f.csvn,
+            metrics::generation_of(f)
+                .map(|g| q(g.name()))
+                .unwrap_or_else(|| "null".into()),
             f.lost_samples,
-            list(metrics::of_cnt(f), |m| format!(
-                "{{{}}}",
-                metrics_fields(&m)
-            ))
+            list(&cpus, |m| format!("{{{}}}", metrics_fields(m))),
+            metrics::lpar(&cpus)
+                .map(|m| format!("{{{}}}", metrics_fields(&m)))
+                .unwrap_or_else(|| "null".into())
         );
     }
     let _ = write!(o, "],\n\"intervals\":[");
     for (i, (p, f)) in c.intervals.iter().enumerate() {
-        let _ = write!(
-            o,
-            "{}\n{{\"file\":{},\"smfintval\":{},\"points\":{}}}",
-            if i > 0 { "," } else { "" },
-            q(&p.display().to_string()),
-            f.interval_secs
-                .map(|s| s.to_string())
-                .unwrap_or_else(|| "null".into()),
-            list(metrics::of_int(f), |p| format!(
+        let points = metrics::of_int(f, metrics::int_generation(f, c));
+        let point = |p: &metrics::Point| {
+            format!(
                 "{{\"end_tod\":{},\"seconds\":{},\"length\":{},{}}}",
                 q(&format!("{:016X}", p.end_tod)),
                 num(Some(p.seconds)),
                 num(p.m.micros.map(|u| u / 1e6)),
                 metrics_fields(&p.m)
-            ))
+            )
+        };
+        let _ = write!(
+            o,
+            "{}\n{{\"file\":{},\"smfintval\":{},\"points\":{},\"lpar\":{}}}",
+            if i > 0 { "," } else { "" },
+            q(&p.display().to_string()),
+            f.interval_secs
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "null".into()),
+            list(&points, point),
+            list(&metrics::lpar_points(&points), point)
         );
     }
     let _ = writeln!(o, "],\n\"damaged\":{}\n}}", list(&c.problems, |p| q(p)));

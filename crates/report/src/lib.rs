@@ -12,10 +12,11 @@
 //! | [`samples`] | the samples aggregated by CPU, state and address while they stream |
 //! | [`rows`] | the hot-spot rows through the map |
 //! | [`timeline`] | samples over time per CPU, by module and job |
-//! | [`metrics`] | counter metrics per CPU and interval |
+//! | [`metrics`] | counter metrics per CPU, the LPAR and interval |
+//! | [`formulas`] | IBM's "CPU MF Formulas" per machine generation |
 //! | [`text`] | the text report |
 //! | [`flame`] | the stacks: folded text and inferno's flame graph |
-//! | [`html`], [`charts`] | the page and its charts |
+//! | [`html`], [`html_counters`], [`charts`] | the page, its counters section, its charts |
 //! | [`json`] | the JSON summary |
 //! | [`picture`] | the SVG |
 //! | [`progress`] | the progress bar on stderr |
@@ -23,7 +24,9 @@
 pub mod charts;
 pub mod collect;
 pub mod flame;
+pub mod formulas;
 pub mod html;
+pub mod html_counters;
 pub mod input;
 pub mod json;
 pub mod metrics;
@@ -101,5 +104,7 @@ pub fn report(files: &RunFiles, opts: &Options) -> Result<Report, ReportError> {
     })
 }
 
+#[cfg(test)]
+mod ibm_tests;
 #[cfg(test)]
 mod tests;

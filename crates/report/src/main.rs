@@ -1,4 +1,4 @@
-//! hcpumf-report: reads HIS files (.SMP.n, .CNT, .MAP from hcpumf or z/OS HIS, .INT from
+//! hcpumf-report: reads HIS files (.SMP.xx, .CNT, .MAP from hcpumf or z/OS HIS, .INT from
 //! hcpumf) and prints the hot-spot table, counter metrics and damaged-input summary; writes an
 //! HTML page, the folded stacks and a JSON summary on request.
 
@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 const USAGE: &str = "usage: hcpumf-report [options] FILE|DIR...
-  FILE: SYSHIS*.SMP.n, SYSHIS*.CNT, SYSHIS*.MAP, SYSHIS*.INT; DIR: every SYSHIS* file in it
+  FILE: SYSHIS*.SMP.xx, SYSHIS*.CNT, SYSHIS*.MAP, SYSHIS*.INT; DIR: every SYSHIS* file in it
   --top N            rows of the hot-spot table (default 20)
   --asid HHHH        only samples of this address space (hex)
   --state problem|supervisor

@@ -1,7 +1,9 @@
-//! The counter metrics of IBM's "CPU MF Formulas" an emulator's counters support, per CPU
-//! from a .CNT and per interval from a .INT: CPI, PRBSTATE, problem-state CPI, LPARCPU,
-//! effective GHz and the crypto functions.
+//! The counter metrics per CPU and for the LPAR (all CPUs) from a .CNT, and per interval
+//! from a .INT: CPI, PRBSTATE, problem-state CPI, LPARCPU, effective GHz and the crypto
+//! functions, and every metric of IBM's "CPU MF Formulas" for the file's machine generation
+//! ([`super::formulas`]).
 
+use super::formulas::{compute, Counters, Formulas, Generation};
 use hcpumf_formats::{cnt::CntFile, int::IntFile};
 
 /// Crypto-activity function counters (counter numbers) and their names.
@@ -13,6 +15,7 @@ const TOD_US: f64 = 4096.0;
 /// One CPU's (or one interval's) counter metrics.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Metrics {
+    /// The CPU; [`LPAR`] for the sum of all CPUs.
     pub cpu: u16,
     /// Cycles per microsecond.
     pub speed: u32,
@@ -24,6 +27,51 @@ pub struct Metrics {
     pub crypto: Option<[u64; 4]>,
     /// Microseconds the values cover (None: unknown).
     pub micros: Option<f64>,
+    /// Every counter's value (the formulas take theirs from here).
+    pub counters: Counters,
+    /// The machine generation whose formulas apply.
+    pub generation: Option<Generation>,
+}
+
+/// The `cpu` of the metrics of all CPUs together.
+pub const LPAR: u16 = u16::MAX;
+
+/// The metrics of all CPUs together (IBM's formulas take "the counters for all logical CPUs
+/// in the LPAR", Redbook SG24-7857 3.3.1; LPARCPU is then a percentage of one CP): the
+/// counters added, the first CPU's speed and time. None without CPUs.
+pub fn lpar(cpus: &[Metrics]) -> Option<Metrics> {
+    let first = cpus.first()?;
+    let mut all = Metrics {
+        cpu: LPAR,
+        speed: first.speed,
+        micros: first.micros,
+        generation: first.generation,
+        crypto: first.crypto.map(|_| [0; 4]),
+        ..Metrics::default()
+    };
+    for m in cpus {
+        all.cycles += m.cycles;
+        all.instructions += m.instructions;
+        all.problem_cycles += m.problem_cycles;
+        all.problem_instructions += m.problem_instructions;
+        if let (Some(a), Some(c)) = (all.crypto.as_mut(), m.crypto) {
+            for (x, y) in a.iter_mut().zip(c) {
+                *x += y;
+            }
+        }
+        for (n, v) in &m.counters {
+            *all.counters.entry(*n).or_insert(0) += v;
+        }
+    }
+    Some(all)
+}
+
+/// The generation of a .CNT: its machine type where hcpumf's earlier files name it (their
+/// CSVNs were not IBM's), else its counter second version number.
+pub fn generation_of(f: &CntFile) -> Option<Generation> {
+    f.machine_type
+        .map(Generation::of_machine_type)
+        .unwrap_or_else(|| Generation::of_csvn(f.csvn))
 }
 
 fn ratio(a: u64, b: u64) -> Option<f64> {
@@ -55,6 +103,15 @@ impl Metrics {
     pub fn eff_ghz(&self) -> f64 {
         f64::from(self.speed) / 1000.0
     }
+    /// IBM's formulas for the generation.
+    pub fn formulas(&self) -> Formulas {
+        compute(
+            self.generation,
+            &self.counters,
+            self.speed,
+            self.micros.map(|u| u / 1e6),
+        )
+    }
 }
 
 /// Every CPU of a .CNT, in CPU order.
@@ -63,6 +120,7 @@ pub fn of_cnt(f: &CntFile) -> Vec<Metrics> {
         (Some(a), Some(b)) if b > a => Some((b - a) as f64 / TOD_US),
         _ => None,
     };
+    let generation = generation_of(f);
     f.cpus
         .iter()
         .map(|(cpu, (speed, v))| {
@@ -77,7 +135,40 @@ pub fn of_cnt(f: &CntFile) -> Vec<Metrics> {
                 problem_instructions: g(33),
                 crypto: has_crypto.then(|| CRYPTO.map(|(n, _)| g(n))),
                 micros,
+                counters: v.clone(),
+                generation,
             }
+        })
+        .collect()
+}
+
+/// The generation whose formulas a .INT's intervals take: its own counter version, else the
+/// run's .CNT's.
+pub fn int_generation(f: &IntFile, c: &super::collect::Collected) -> Option<Generation> {
+    match f.csvn {
+        Some(csvn) => Generation::of_csvn(csvn),
+        None => c.counters.first().and_then(|(_, f)| generation_of(f)),
+    }
+}
+
+/// The LPAR's intervals: per interval end, the CPUs' counters added ([`lpar`]).
+pub fn lpar_points(points: &[Point]) -> Vec<Point> {
+    let mut ends: Vec<u64> = points.iter().map(|p| p.end_tod).collect();
+    ends.sort_unstable();
+    ends.dedup();
+    ends.iter()
+        .filter_map(|&e| {
+            let cpus: Vec<Metrics> = points
+                .iter()
+                .filter(|p| p.end_tod == e)
+                .map(|p| p.m.clone())
+                .collect();
+            let first = points.iter().find(|p| p.end_tod == e)?;
+            Some(Point {
+                seconds: first.seconds,
+                end_tod: e,
+                m: lpar(&cpus)?,
+            })
         })
         .collect()
 }
@@ -92,8 +183,9 @@ pub struct Point {
 }
 
 /// Every interval of a .INT, in file order; each interval's length is the time since the
-/// same CPU's previous interval (the run's start for the first).
-pub fn of_int(f: &IntFile) -> Vec<Point> {
+/// same CPU's previous interval (the run's start for the first). `generation`: the
+/// formulas' (the .INT's own counter versions, else the run's .CNT's).
+pub fn of_int(f: &IntFile, generation: Option<Generation>) -> Vec<Point> {
     let speed = f.cpu_speed.unwrap_or(0);
     let has_crypto = CRYPTO.iter().any(|(n, _)| f.counters.contains(n));
     let mut prev: Vec<(u16, f64)> = Vec::new();
@@ -121,6 +213,13 @@ pub fn of_int(f: &IntFile) -> Vec<Point> {
                     problem_instructions: g(33),
                     crypto: has_crypto.then(|| CRYPTO.map(|(n, _)| g(n))),
                     micros: (len > 0.0).then_some(len * 1e6),
+                    counters: f
+                        .counters
+                        .iter()
+                        .zip(&r.values)
+                        .map(|(n, v)| (*n, *v))
+                        .collect(),
+                    generation,
                 },
             }
         })
@@ -159,7 +258,7 @@ mod tests {
             ],
             ..Default::default()
         };
-        let p = of_int(&f);
+        let p = of_int(&f, None);
         assert_eq!(p.len(), 3);
         assert_eq!(p[0].m.cpi(), Some(4.0));
         assert_eq!(p[0].m.prbstate(), Some(20.0));
@@ -170,5 +269,29 @@ mod tests {
         // The third is CPU 0's second: 1 s long.
         assert_eq!(p[2].m.lparcpu(), Some(50.0));
         assert_eq!(p[2].m.prbstate(), Some(100.0));
+    }
+
+    /// The LPAR's metrics: the CPUs' counters added; LPARCPU of all CPUs (200% for two
+    /// busy CPs).
+    #[test]
+    fn lpar_adds_the_cpus() {
+        let cpu = |n: u16, cycles: u64| Metrics {
+            cpu: n,
+            speed: 1000,
+            cycles,
+            instructions: cycles / 4,
+            micros: Some(1e6),
+            counters: [(0, cycles), (1, cycles / 4)].into(),
+            ..Default::default()
+        };
+        let all = lpar(&[cpu(0, 1_000_000_000), cpu(1, 1_000_000_000)]).unwrap();
+        assert_eq!(
+            (all.cpu, all.cycles, all.instructions),
+            (LPAR, 2_000_000_000, 500_000_000)
+        );
+        assert_eq!(all.lparcpu(), Some(200.0));
+        assert_eq!(all.formulas().lparcpu, Some(200.0));
+        assert_eq!(all.formulas().cpi, Some(4.0));
+        assert_eq!(lpar(&[]), None);
     }
 }

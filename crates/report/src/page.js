@@ -21,7 +21,8 @@
   function byHex(a, b) { return (a.length - b.length) || (a < b ? -1 : a > b ? 1 : 0); }
 
   // ---- the hot-spot table -------------------------------------------------------------
-  // rows: [pasn, job, module, csect, start, end, hot, [[cpu, problem, samples, isamples, busy]]]
+  // rows: [pasn, job, module, csect, start, end, hot, [[cpu, problem, samples, isamples]], by]
+  // (SAMPLES are busy samples; CPI = SAMPLES / ISAMPLES, as IBM's report computes it)
   var data = JSON.parse(document.getElementById("data").textContent);
   var rows = data.rows;
   var st = { key: "samples", dir: -1, asid: "", job: "", module: "", state: "", cpu: "", limit: 100 };
@@ -31,6 +32,7 @@
     pct: function (x) { return x.s; },
     cpi: function (x) { return x.cpi === null ? Infinity : x.cpi; },
     pasn: function (x) { return x.r[0]; },
+    by: function (x) { return x.r[8]; },
     job: function (x) { return x.r[1]; },
     module: function (x) { return x.r[2]; },
     csect: function (x) { return x.r[3]; },
@@ -44,13 +46,13 @@
     rows.forEach(function (r) {
       if ((st.asid && r[0] !== st.asid) || (st.job && r[1] !== st.job) ||
           (st.module && r[2] !== st.module)) return;
-      var s = 0, u = 0, b = 0;
+      var s = 0, u = 0;
       r[7].forEach(function (p) {
         if ((st.cpu !== "" && p[0] !== st.cpu) || (st.state !== "" && String(p[1]) !== st.state)) return;
-        s += p[2]; u += p[3]; b += p[4];
+        s += p[2]; u += p[3];
       });
       if (s === 0) return;
-      out.push({ r: r, s: s, u: u, cpi: u ? b / u : null });
+      out.push({ r: r, s: s, u: u, cpi: u ? s / u : null });
       total += s;
     });
     var k = keys[st.key], dir = st.dir;
@@ -80,6 +82,7 @@
       tr.appendChild(td);
       tr.appendChild(text("td", x.cpi === null ? "-" : x.cpi.toFixed(2), "n"));
       tr.appendChild(text("td", x.r[0], "mono"));
+      tr.appendChild(text("td", x.r[8]));
       tr.appendChild(text("td", x.r[1]));
       tr.appendChild(text("td", x.r[2]));
       tr.appendChild(text("td", x.r[3]));

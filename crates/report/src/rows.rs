@@ -2,7 +2,7 @@
 //! its CSECT, module or address bucket ([`place`]), with each row's split by CPU and state
 //! (so that a page can filter by them) and its hottest addresses.
 
-use super::samples::{Addresses, Count, Fast};
+use super::samples::{Addresses, By, Count, Fast};
 use hcpumf_formats::map::{MapEntry, MapFile};
 
 /// How a row names its code: IBM's report prints `<COMMON>` for the job of common-area code,
@@ -107,6 +107,9 @@ pub struct Row {
     pub count: Count,
     /// PASN: the address space (0 for the common area, as IBM's report shows it).
     pub asid: u16,
+    /// How the address space was found: the entries' primary ASN or the home ASID of their
+    /// program parameter; None for the common area.
+    pub by: Option<By>,
     pub job: String,
     pub module: String,
     pub csect: String,
@@ -128,19 +131,24 @@ impl Rows {
     /// samples, most first; each keeps its `hot` hottest addresses and its split by CPU and
     /// state.
     pub fn build(a: &Addresses, m: &MapFile, bucket: u64, hot: usize) -> Rows {
-        let mut index: Fast<(u16, u64, bool), usize> = Fast::default();
+        let mut index: Fast<(u16, Option<By>, u64, bool), usize> = Fast::default();
         let mut rows: Vec<Row> = Vec::new();
         let mut addrs: Vec<Vec<(u64, u64)>> = Vec::new();
         for &((tag, ia), c) in &a.entries {
             let asid = tag.asid();
             let p = place(m, asid, ia, bucket);
-            let pasn = if p.common { 0 } else { asid };
-            let key = (pasn, p.start, p.common);
+            let (pasn, by) = if p.common {
+                (0, None)
+            } else {
+                (asid, Some(tag.by()))
+            };
+            let key = (pasn, by, p.start, p.common);
             let n = rows.len();
             let i = *index.entry(key).or_insert(n);
             if i == n {
                 rows.push(Row {
                     asid: pasn,
+                    by,
                     job: job_of(m, asid, p.common).to_string(),
                     module: p.module.to_string(),
                     csect: p.csect.to_string(),
@@ -189,6 +197,7 @@ impl Rows {
                 .samples
                 .cmp(&a.count.samples)
                 .then(a.asid.cmp(&b.asid))
+                .then(a.by.cmp(&b.by))
                 .then(a.start.cmp(&b.start))
         });
         Rows { rows }

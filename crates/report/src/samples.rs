@@ -7,17 +7,21 @@ use hcpumf_formats::smp::Bsde;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// Samples of one instruction address (or one row).
+/// Samples of one instruction address (or one row). Only busy samples are counted here: a
+/// sample in the wait state (W = 1) has no instruction to attribute ("When the wait state bit
+/// is one, the contents of this field are unpredictable", SA23-2260, Instruction Address)
+/// and is counted apart ([`Addresses::wait`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Count {
-    /// Valid samples.
+    /// Busy samples (W = 0): IBM's SAMPLES.
     pub samples: u64,
-    /// Of those, busy ones (W = 0): the numerator of the CPI estimate.
-    pub busy: u64,
-    /// The sum of U over the busy samples: IBM's ISAMPLES ("samples that have the unique
-    /// instruction bit on") when U is 0 or 1, and the architecture's denominator of the CPI
-    /// estimate when a model completes several instructions at once (SA23-2260, "Number of
-    /// Unique Instructions").
+    /// Of those, the samples with the unique-instruction bit set (U != 0): IBM's ISAMPLES
+    /// ("the total number of samples that fall within a specific module which also have ...
+    /// instruction unique cycle, turned on", Redbook SG24-7857 4.4).
+    pub isamples: u64,
+    /// The sum of U over the samples: SA23-2260's denominator of the CPI estimate ("Number of
+    /// Unique Instructions"), which differs from ISAMPLES where a model completes several
+    /// instructions at once (U > 1).
     pub unique: u64,
 }
 
@@ -25,13 +29,19 @@ impl Count {
     /// Add another count.
     pub fn add(&mut self, o: &Count) {
         self.samples += o.samples;
-        self.busy += o.busy;
+        self.isamples += o.isamples;
         self.unique += o.unique;
     }
 
-    /// Cycles per instruction estimated from the samples: busy samples / sum of U.
+    /// CPI as IBM's report computes it: SAMPLES / ISAMPLES (Redbook 4.4: "dividing the total
+    /// number of samples for this program by the ISAMPLES number").
     pub fn cpi(&self) -> Option<f64> {
-        (self.unique > 0).then(|| self.busy as f64 / self.unique as f64)
+        (self.isamples > 0).then(|| self.samples as f64 / self.isamples as f64)
+    }
+
+    /// SA23-2260's estimate: busy samples / sum of U.
+    pub fn cpi_unique(&self) -> Option<f64> {
+        (self.unique > 0).then(|| self.samples as f64 / self.unique as f64)
     }
 }
 
@@ -60,15 +70,47 @@ impl Hasher for KeyHasher {
 /// A hash map with [`KeyHasher`].
 pub type Fast<K, V> = HashMap<K, V, BuildHasherDefault<KeyHasher>>;
 
-/// The address space a sample counts for: the home ASID the guest program parameter carries
-/// (z/OS's dispatcher, and hcpumf's MVS awareness, put it in bits 33-47), else the primary
-/// ASN of the entry.
-pub fn asid_of(s: &Bsde) -> u16 {
-    if s.gpp != 0 {
-        ((s.gpp >> 16) & 0x7FFF) as u16
-    } else {
-        s.primary_asn
+/// How a sample's address space was found (the report says it for every row).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum By {
+    /// The entry's primary ASN (bytes 6-7; CR4 bits 48-63), as z/OS's address spaces run:
+    /// "This allows you to identify which address space is executing" (Redbook 4.2.1).
+    Primary,
+    /// The home ASID in the guest program parameter (bits 33-47, z/OS's dispatcher's and
+    /// MVS awareness's), for entries without a primary ASN: S/370 guests such as MVS 3.8J
+    /// (no ASN) and DAT-off runs.
+    Home,
+}
+
+impl By {
+    /// The word the reports print.
+    pub fn word(self) -> &'static str {
+        match self {
+            By::Primary => "PASN",
+            By::Home => "HOME",
+        }
     }
+}
+
+/// The address space a sample counts for and how it was found: the primary ASN where the
+/// entry carries one (DAT on, T = 1, and a non-zero ASN: ESA/390 and z/Architecture guests),
+/// else the home ASID the guest program parameter carries (bits 33-47), else the primary
+/// ASN as it is (0: no address space known).
+#[inline]
+pub fn attribution(s: &Bsde) -> (u16, By) {
+    if s.dat && s.primary_asn != 0 {
+        (s.primary_asn, By::Primary)
+    } else if s.gpp != 0 {
+        (((s.gpp >> 16) & 0x7FFF) as u16, By::Home)
+    } else {
+        (s.primary_asn, By::Primary)
+    }
+}
+
+/// The address space of [`attribution`].
+#[inline]
+pub fn asid_of(s: &Bsde) -> u16 {
+    attribution(s).0
 }
 
 /// Sets of the two-way cache in front of the index: a guest's hot loops fit, and the
@@ -91,23 +133,24 @@ const EMPTY: Slot = Slot {
     entry: u32::MAX,
 };
 
-/// Where a sample was taken: CPU (bits 17-32), problem state (bit 16) and address space
-/// (bits 0-15), one word so that the per-sample key is two words.
+/// Where a sample was taken: CPU (bits 18-33), how its address space was found (bit 17: home
+/// ASID), problem state (bit 16) and address space (bits 0-15), one word so that the
+/// per-sample key is two words.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Tag(pub u64);
 
 impl Tag {
     /// The tag of CPU `cpu`'s samples (state and address space added per sample).
     pub fn of_cpu(cpu: u16) -> Tag {
-        Tag(u64::from(cpu) << 17)
+        Tag(u64::from(cpu) << 18)
     }
     /// This CPU's tag for a sample.
     #[inline]
     pub fn with(self, s: &Bsde) -> Tag {
-        Tag(self.0 | (u64::from(s.problem_state) << 16) | u64::from(asid_of(s)))
+        Tag(self.0 | u64::from(sub_of(s)))
     }
     pub fn cpu(self) -> u16 {
-        (self.0 >> 17) as u16
+        (self.0 >> 18) as u16
     }
     pub fn problem(self) -> bool {
         self.0 & 0x1_0000 != 0
@@ -115,6 +158,20 @@ impl Tag {
     pub fn asid(self) -> u16 {
         self.0 as u16
     }
+    pub fn by(self) -> By {
+        if self.0 & 0x2_0000 != 0 {
+            By::Home
+        } else {
+            By::Primary
+        }
+    }
+}
+
+/// The state-and-space part of a sample's tag: bits 0-17 of [`Tag`].
+#[inline]
+fn sub_of(s: &Bsde) -> u32 {
+    let (asid, by) = attribution(s);
+    (u32::from(by == By::Home) << 17) | (u32::from(s.problem_state) << 16) | u32::from(asid)
 }
 
 /// A key of the aggregation: where the sample was taken and its instruction address.
@@ -128,8 +185,10 @@ pub struct Addresses {
     /// the hash map).
     cache: Box<[[Slot; 2]; SETS]>,
     cached: Tag,
-    /// All valid samples kept.
+    /// All busy samples kept.
     pub total: Count,
+    /// Valid samples in the wait state (W = 1): counted, never attributed.
+    pub wait: u64,
     /// Invalid samples (I = 1) seen.
     pub invalid: u64,
 }
@@ -142,6 +201,7 @@ impl Default for Addresses {
             cache: Box::new([[EMPTY; 2]; SETS]),
             cached: Tag::of_cpu(0),
             total: Count::default(),
+            wait: 0,
             invalid: 0,
         }
     }
@@ -160,7 +220,8 @@ impl Addresses {
     }
 
     /// Count one sample taken on the CPU of `cpu` (a [`Tag::of_cpu`]); the index of its
-    /// entry in `entries` (new entries come last), or [`NO_ENTRY`] for an invalid sample.
+    /// entry in `entries` (new entries come last), or [`NO_ENTRY`] for an invalid sample or
+    /// one in the wait state.
     #[inline]
     pub fn add(&mut self, s: &Bsde, cpu: Tag) -> usize {
         self.begin_cpu(cpu);
@@ -174,7 +235,11 @@ impl Addresses {
             self.invalid += 1;
             return NO_ENTRY;
         }
-        let sub = (u32::from(s.problem_state) << 16) | u32::from(asid_of(s));
+        if s.wait {
+            self.wait += 1;
+            return NO_ENTRY;
+        }
+        let sub = sub_of(s);
         let h = (s.ia ^ (u64::from(sub) << 40)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
         let slot = h as usize % SETS;
         let set = &mut self.cache[slot];
@@ -187,10 +252,9 @@ impl Addresses {
             self.miss(slot, s.ia, sub)
         };
         let c = &mut self.entries[i].1;
-        let busy = u64::from(!s.wait);
         c.samples += 1;
-        c.busy += busy;
-        c.unique += busy * u64::from(s.unique);
+        c.isamples += u64::from(s.unique != 0);
+        c.unique += u64::from(s.unique);
         i
     }
 

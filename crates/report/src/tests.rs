@@ -60,14 +60,12 @@ fn run_dir() -> (PathBuf, RunFiles) {
     std::fs::write(d.join(format!("{RUN}.MAP")), MAP).unwrap();
     let cnt = cnt::render(&cnt::CntRun {
         file_name: format!("{RUN}.CNT"),
-        command: "hcpumf his begin smfintval=1".into(),
-        title: "exports".into(),
-        machine_type: 0x2097,
+        command: "hcpumf his begin smfintval=1 title=exports".into(),
         cfvn: 1,
         csvn: 1,
         cpu_speed: 1000,
-        start: std::time::UNIX_EPOCH,
-        end: std::time::UNIX_EPOCH,
+        start: hcpumf_formats::time::Civil::default(),
+        end: hcpumf_formats::time::Civil::default(),
         start_tod: T0,
         end_tod: T0 + 2 * SEC,
         lost_samples: 0,
@@ -95,6 +93,8 @@ fn run_dir() -> (PathBuf, RunFiles) {
         interval_secs: 1,
         start_tod: T0,
         cpu_speed: 1000,
+        cfvn: 1,
+        csvn: 1,
         counters: vec![0, 1, 32, 33],
     });
     for (k, cpu) in [(1u64, 0u16), (1, 1), (2, 0), (2, 1)] {
@@ -128,8 +128,8 @@ fn folded_stacks_of_a_known_run() {
         std::fs::read_to_string(&out).unwrap(),
         "problem;DEMOJOB(0021);HOTLOOP;<NoCSECT>;00020000-000200FF 60\n\
          problem;DEMOJOB(0021);HOTLOOP;<NoCSECT>;00020100-000201FF 26\n\
-         supervisor;<COMMON>;IEFBR14;<NoCSECT>;00A00000-00A000FF 30\n\
-         supervisor;DEMOJOB(0021);<NoModule>;<NoCSECT>;00050000-000500FF 10\n"
+         supervisor;<COMMON>;IEFBR14;<NoCSECT>;00A00000-00A000FF 30\n",
+        "the 10 wait samples are in no stack"
     );
     // Filters apply: the problem state only.
     let r = report(
@@ -339,19 +339,23 @@ fn json_summary_of_a_known_run() {
     assert!(r.damaged.is_empty(), "{:?}", r.damaged);
     let j = parse_json(&std::fs::read_to_string(&out).unwrap());
     assert_eq!(j.get("format").str(), "hcpumf-report summary");
-    assert_eq!(j.get("version").num(), 1.0);
+    assert_eq!(j.get("version").num(), 2.0);
     assert_eq!(j.get("files").get("smp").len(), 2);
     let t = j.get("totals");
+    // 126 valid: 116 busy, 10 in the wait state; ISAMPLES 20 + 10 (U = 1 on every third).
     assert_eq!(t.get("samples").num(), 126.0);
     assert_eq!(t.get("busy").num(), 116.0);
+    assert_eq!(t.get("wait").num(), 10.0);
+    assert_eq!(t.get("isamples").num(), 30.0);
     assert_eq!(t.get("unique").num(), 30.0);
     assert!((t.get("cpi").num() - 116.0 / 30.0).abs() < 1e-5);
+    assert!((t.get("cpi_unique").num() - 116.0 / 30.0).abs() < 1e-5);
     assert_eq!(t.get("counters_cpi").num(), 2.0);
     assert_eq!(t.get("invalid").num(), 26.0);
     assert_eq!(t.get("blocks").num(), 2.0);
     assert_eq!(t.get("cpu_files").num(), 2.0);
     let rows = j.get("rows");
-    assert_eq!(rows.len(), 3);
+    assert_eq!(rows.len(), 2, "no row for the wait samples");
     let hot = rows.at(0);
     assert_eq!(hot.get("module").str(), "HOTLOOP");
     assert_eq!(hot.get("jobname").str(), "DEMOJOB");
@@ -364,7 +368,8 @@ fn json_summary_of_a_known_run() {
     assert_eq!(hot.get("samples").num(), 86.0);
     assert_eq!(hot.get("isamples").num(), 20.0);
     assert_eq!(hot.get("cpi").num(), 4.3);
-    assert!((hot.get("cpu_pct").num() - 8600.0 / 126.0).abs() < 1e-5);
+    assert_eq!(hot.get("by").str(), "pasn");
+    assert!((hot.get("cpu_pct").num() - 8600.0 / 116.0).abs() < 1e-5);
     assert_eq!(hot.get("hot").at(0).get("address").str(), "00020010");
     assert_eq!(hot.get("hot").at(0).get("samples").num(), 30.0);
     let part = hot.get("parts").at(0);
@@ -386,8 +391,7 @@ fn json_summary_of_a_known_run() {
         ("IEFBR14", "<COMMON>", "0000")
     );
     assert_eq!(lpa.get("cpi").num(), 3.0);
-    assert_eq!(rows.at(2).get("module").str(), "<NoModule>");
-    assert_eq!(rows.at(2).get("cpi"), &J::Null, "wait samples only");
+    assert_eq!(lpa.get("by").str(), "common");
     let c = j.get("counters").at(0);
     assert_eq!(c.get("cpus").len(), 2);
     let cpu = c.get("cpus").at(1);
@@ -448,8 +452,8 @@ fn html_page_of_a_known_run() {
         .and_then(|x| x.split("</script>").next())
         .unwrap();
     let j = parse_json(data);
-    assert_eq!(j.get("total").num(), 126.0);
-    assert_eq!(j.get("rows").len(), 3);
+    assert_eq!(j.get("total").num(), 116.0, "busy samples");
+    assert_eq!(j.get("rows").len(), 2);
     assert_eq!(j.get("rows").at(0).at(2).str(), "HOTLOOP");
     // The timeline: CPU 0's samples at 0-1 s and 1-2 s, by module.
     let c = collect::collect(
@@ -467,7 +471,7 @@ fn html_page_of_a_known_run() {
         .iter()
         .map(|(g, _)| t.names(timeline::Kind::Module)[usize::from(*g)].as_str())
         .collect();
-    assert_eq!(names, ["HOTLOOP", "IEFBR14", "<NoModule>"]);
+    assert_eq!(names, ["HOTLOOP", "IEFBR14"], "no wait samples");
     let st = t.stacks(&t.series[0], timeline::Kind::Module, &[top[0].0]);
     let first_half: u64 = st[0][..timeline::BUCKETS / 2].iter().sum();
     let second_half: u64 = st[0][timeline::BUCKETS / 2..].iter().sum();

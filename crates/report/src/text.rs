@@ -30,29 +30,37 @@ pub fn text(c: &Collected, rows: &[Row], opts: &Options, files_smp: usize) -> St
         let total = c.addrs.total;
         let _ = writeln!(
             out,
-            "\nSAMPLES: {} valid ({} busy), {} invalid, {} lost (overflow), {} blocks, {} CPU file(s)",
-            total.samples, total.busy, c.addrs.invalid, c.overflow, c.blocks, files_smp
+            "\nSAMPLES: {} valid: {} busy, {} in the wait state (not attributed); {} invalid, \
+             {} lost (overflow), {} blocks, {} CPU file(s)",
+            total.samples + c.addrs.wait,
+            total.samples,
+            c.addrs.wait,
+            c.addrs.invalid,
+            c.overflow,
+            c.blocks,
+            files_smp
         );
         let _ = writeln!(
             out,
-            "CPI: {} from the samples (busy samples / sum of U), {} from the counters",
+            "CPI: {} from the samples (SAMPLES / ISAMPLES), {} from the counters",
             opt(total.cpi(), |c| format!("{c:.2}")),
             opt(counters_cpi(c), |c| format!("{c:.2}"))
         );
         let _ = writeln!(
             out,
-            "\n{:>10} {:>9} {:>8} {:>7} {:>5} {:<8} {:<10} {:<9} ADDRESS RANGE",
-            "SAMPLES", "ISAMPLES", "CPU %", "CPI", "PASN", "JOBNAME", "MODULE", "CSECT"
+            "\n{:>10} {:>9} {:>8} {:>7} {:>5} {:<4} {:<8} {:<10} {:<9} ADDRESS RANGE",
+            "SAMPLES", "ISAMPLES", "CPU %", "CPI", "PASN", "BY", "JOBNAME", "MODULE", "CSECT"
         );
         for r in rows.iter().take(opts.top) {
             let _ = writeln!(
                 out,
-                "{:>10} {:>9} {:>8.3} {:>7} {:>5} {:<8} {:<10} {:<9} {:08X}-{:08X}",
+                "{:>10} {:>9} {:>8.3} {:>7} {:>5} {:<4} {:<8} {:<10} {:<9} {:08X}-{:08X}",
                 r.count.samples,
-                r.count.unique,
+                r.count.isamples,
                 r.count.samples as f64 * 100.0 / total.samples.max(1) as f64,
                 opt(r.count.cpi(), |c| format!("{c:.2}")),
                 format!("{:04X}", r.asid),
+                r.by.map_or("-", |b| b.word()),
                 r.job,
                 r.module,
                 r.csect,
@@ -75,7 +83,15 @@ pub fn text(c: &Collected, rows: &[Row], opts: &Options, files_smp: usize) -> St
         }
     }
     for (_, f) in &c.counters {
-        let _ = writeln!(out, "\nCOUNTERS (CFVN {}, CSVN {})", f.cfvn, f.csvn);
+        let cpus = metrics::of_cnt(f);
+        let generation = metrics::generation_of(f);
+        let _ = writeln!(
+            out,
+            "\nCOUNTERS (CFVN {}, CSVN {}: {})",
+            f.cfvn,
+            f.csvn,
+            generation.map_or("a machine IBM's CPU MF Formulas do not cover", |g| g.name())
+        );
         if f.lost_samples > 0 {
             let _ = writeln!(
                 out,
@@ -88,16 +104,12 @@ pub fn text(c: &Collected, rows: &[Row], opts: &Options, files_smp: usize) -> St
             "{:>4} {:>16} {:>16} {:>7} {:>9} {:>7} {:>8} {:>8}",
             "CPU", "CYCLES", "INSTRUCTIONS", "CPI", "PRBSTATE", "PRBCPI", "LPARCPU", "EFF GHZ"
         );
-        let mut all = metrics::Metrics::default();
-        for m in metrics::of_cnt(f) {
-            all.cycles += m.cycles;
-            all.instructions += m.instructions;
-            all.problem_cycles += m.problem_cycles;
-            all.problem_instructions += m.problem_instructions;
+        let all = metrics::lpar(&cpus);
+        for m in cpus.iter().chain(all.iter()) {
             let _ = writeln!(
                 out,
                 "{:>4} {:>16} {:>16} {:>7} {:>9} {:>7} {:>8} {:>8}",
-                format!("{:02X}", m.cpu),
+                cpu_name(m.cpu),
                 m.cycles,
                 m.instructions,
                 opt(m.cpi(), |v| format!("{v:.2}")),
@@ -107,20 +119,7 @@ pub fn text(c: &Collected, rows: &[Row], opts: &Options, files_smp: usize) -> St
                 format!("{:.2}", m.eff_ghz())
             );
         }
-        let _ = writeln!(
-            out,
-            "{:>4} {:>16} {:>16} {:>7} {:>9} {:>7}",
-            "ALL",
-            all.cycles,
-            all.instructions,
-            opt(all.cpi(), |v| format!("{v:.2}")),
-            opt(all.prbstate(), |v| format!("{v:.1}%")),
-            opt(all.problem_cpi(), |v| format!("{v:.2}"))
-        );
-        let _ = writeln!(
-            out,
-            "(L1MP and the cache metrics need the L1 counters, which an emulator does not have)"
-        );
+        formulas_table(&mut out, &cpus, all.as_ref());
     }
     for (p, f) in &c.intervals {
         let cpus: std::collections::BTreeSet<u16> = f.rows.iter().map(|r| r.cpu).collect();
@@ -134,6 +133,88 @@ pub fn text(c: &Collected, rows: &[Row], opts: &Options, files_smp: usize) -> St
             cpus.len(),
             p.display()
         );
+        let lpar = metrics::lpar_points(&metrics::of_int(f, metrics::int_generation(f, c)));
+        let _ = writeln!(
+            out,
+            "{:>9} {:>7} {:>9} {:>8} {:>7} {:>7} {:>8}",
+            "SECONDS", "CPI", "PRBSTATE", "LPARCPU", "L1MP", "RNI", "LSPR"
+        );
+        for p in &lpar {
+            let x = p.m.formulas();
+            let _ = writeln!(
+                out,
+                "{:>9.3} {:>7} {:>9} {:>8} {:>7} {:>7} {:>8}",
+                p.seconds,
+                opt(x.cpi, |v| format!("{v:.2}")),
+                opt(x.prbstate, |v| format!("{v:.1}%")),
+                opt(x.lparcpu, |v| format!("{v:.1}%")),
+                opt(x.l1mp, |v| format!("{v:.2}")),
+                opt(x.rni, |v| format!("{v:.2}")),
+                x.lspr.unwrap_or("-")
+            );
+        }
     }
     out
+}
+
+/// A CPU's name in the tables: its number, or LPAR for all CPUs.
+pub fn cpu_name(cpu: u16) -> String {
+    if cpu == metrics::LPAR {
+        "LPAR".into()
+    } else {
+        format!("{cpu:02X}")
+    }
+}
+
+/// IBM's formulas per CPU and for the LPAR: a row each, a column per metric.
+fn formulas_table(out: &mut String, cpus: &[metrics::Metrics], all: Option<&metrics::Metrics>) {
+    let Some(all) = all else { return };
+    let lpar = all.formulas();
+    let Some(g) = lpar.generation else {
+        let _ = writeln!(
+            out,
+            "(L1MP {}; the cache, nest and TLB formulas are given for z10 to z15)",
+            opt(lpar.l1mp, |v| format!("{v:.2}"))
+        );
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "CPU MF FORMULAS ({}, IBM \"CPU MF Formulas\" 2019; LPAR: all CPUs' counters)",
+        g.name()
+    );
+    let head: Vec<String> = lpar
+        .columns()
+        .iter()
+        .map(|c| format!("{:>w$}", c.head, w = c.head.len().max(7)))
+        .collect();
+    let _ = writeln!(out, "{:>4} {} {:>8}", "CPU", head.join(" "), "LSPR");
+    for m in cpus.iter().chain(std::iter::once(all)) {
+        let f = m.formulas();
+        let cells: Vec<String> = f
+            .columns()
+            .iter()
+            .map(|c| {
+                format!(
+                    "{:>w$}",
+                    opt(c.value, |v| format!("{v:.2}")),
+                    w = c.head.len().max(7)
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "{:>4} {} {:>8}",
+            cpu_name(m.cpu),
+            cells.join(" "),
+            f.lspr.unwrap_or("-")
+        );
+    }
+    if lpar.l1mp == Some(0.0) {
+        let _ = writeln!(
+            out,
+            "(the L1 counters are zero: an emulator's caches are not modelled, so the sourcing \
+             and nest metrics have no denominator)"
+        );
+    }
 }

@@ -83,14 +83,12 @@ fn run_dir() -> PathBuf {
     }
     let cnt = cnt::render(&cnt::CntRun {
         file_name: format!("{RUN}.CNT"),
-        command: "hcpumf his begin ctrset=(b,p,c) smfintval=1".into(),
-        title: "browser test".into(),
-        machine_type: 0x2097,
+        command: "hcpumf his begin ctrset=(b,p,c) smfintval=1 title='browser test'".into(),
         cfvn: 1,
         csvn: 1,
         cpu_speed: 4404,
-        start: std::time::UNIX_EPOCH,
-        end: std::time::UNIX_EPOCH,
+        start: hcpumf_formats::time::Civil::default(),
+        end: hcpumf_formats::time::Civil::default(),
         start_tod: T0,
         end_tod: T0 + 4 * SEC,
         lost_samples: 0,
@@ -122,6 +120,8 @@ fn run_dir() -> PathBuf {
         interval_secs: 1,
         start_tod: T0,
         cpu_speed: 4404,
+        cfvn: 1,
+        csvn: 1,
         counters: vec![0, 1, 32, 33, 64, 68, 72, 76],
     });
     for k in 1..=4u64 {

@@ -8,6 +8,10 @@ pub const PSAAOLD: u64 = 0x224;
 pub const CVTNUCB: u64 = 0x80;
 pub const CVTMZ00: u64 = 0xA4;
 pub const CVTQLPAQ: u64 = 0xBC;
+/// The SMF control area (IEESMCA), after CVTQLPAQ and CVTENFCT; its SMCASID at X'10' is the
+/// 4-character SMF system identifier (programs read `CVTSMCA` then `SMCASID` alike).
+pub const CVTSMCA: u64 = 0xC4;
+pub const SMCASID: u64 = 0x10;
 /// Flag byte + AL3 (CVTLPDIR): mask to 24 bits.
 pub const CVTLPDIA: u64 = 0x168;
 pub const CVTSHRVM: u64 = 0x1A0;

@@ -34,11 +34,10 @@ pub use walk::{walk, MapFilter};
 use crate::host::model;
 use crate::host::run::last_view;
 use crate::host::storage::HostStorage;
-use blocks::{ASCBASID, PSAAOLD, PSATOLD};
+use blocks::{ASCBASID, CVTSMCA, FLCCVT, PSAAOLD, PSATOLD, SMCASID};
 use hcpumf_arch::cpu::CpuView;
 use hcpumf_arch::storage::GuestStorage;
-use hcpumf_formats::map::MapEntry;
-use hcpumf_formats::time::{civil, day_of_year, unix_secs};
+use hcpumf_formats::map::{info_record, MapEntry, WIDE_LAYOUT};
 
 /// The guest program parameter the z/OS dispatcher would load for the running work unit
 /// (z/OS "Sampling function output in a .SMP file"): bit 0 W = 0, bits 8-31 TCB address,
@@ -60,42 +59,100 @@ pub fn program_parameter(storage: &dyn GuestStorage, view: &CpuView, prefix: u64
     program_parameter_in(&Space::of(storage, view, prefix, cr1))
 }
 
-/// The HIS-format .MAP text of the running guest (CPU 0's view), a short note, and the notes
-/// on anything that stopped a walk.
-pub fn map_text(filter: &MapFilter) -> (String, String, Vec<String>) {
-    let (records, notes) = match guest_space_of_cpu0(filter) {
-        Some(walked) => walked,
-        None => (Vec::new(), vec!["no CPU or storage to walk".to_string()]),
-    };
-    let m = model::current();
-    let (y, mo, d, h, mi, s) = civil(unix_secs(std::time::SystemTime::now()));
-    let doy = day_of_year(y, mo, d);
-    let mut f = String::new();
-    f.push_str("I SYS HERCULES\n");
-    f.push_str("I OS MVS\n");
-    f.push_str(&format!("I DATE{:02}{:03}\n", y % 100, doy));
-    f.push_str(&format!("I TIME{h:02}{mi:02}{s:02}00\n"));
-    f.push_str("I MAP V1R1\n");
-    // The record layout's: 16 hexadecimal digits per address.
-    f.push_str("I MODE 64-BIT\n");
-    f.push_str(&format!("I MACH0000{:04X}\n", m.machine_type));
-    for r in &records {
-        f.push_str(&r.line());
-        f.push('\n');
-    }
-    for n in &notes {
-        f.push_str(&format!("I NOTE {n}\n"));
-    }
-    let note = format!("{} records, {} notes", records.len(), notes.len());
-    (f, note, notes)
+/// What the map of a run writes: IBM's `.MAP`, hcpumf's companion `.MAPX` (what IBM's layout
+/// has no place for), a short note for the END message and the notes on anything that
+/// stopped a walk.
+pub struct MapTexts {
+    pub map: String,
+    pub extras: String,
+    pub note: String,
+    pub notes: Vec<String>,
 }
 
-/// The walk from CPU 0's last view (its prefix, CR0 and CR1 give the common area).
-fn guest_space_of_cpu0(filter: &MapFilter) -> Option<(Vec<MapEntry>, Vec<String>)> {
+/// The HIS-format .MAP text of the running guest (CPU 0's view) in IBM's layout (Redbook
+/// SG24-7857 4.3.2): the `I` records the emulator can fill (SYS and SMFI: MVS 3.8J's SMF
+/// identifier, its only system name; OS; DATE and TIME, local; MAP; MACH), then the B, M and
+/// E records. The `.MAPX` has the rest: every address space's name (`A`), records with
+/// addresses above 4 GB, and the notes (`I NOTE`). No `I FMID` (MVS 3.8J keeps none in
+/// storage) and no `I LPID` (the plugin does not see Hercules' LPARNUM).
+pub fn map_text(filter: &MapFilter) -> MapTexts {
+    let (records, notes, smfid) = match guest_space_of_cpu0(filter) {
+        Some(walked) => walked,
+        None => (
+            Vec::new(),
+            vec!["no CPU or storage to walk".to_string()],
+            None,
+        ),
+    };
+    let m = model::current();
+    let now = crate::his::localtime::local(std::time::SystemTime::now());
+    let mut f = String::new();
+    let mut info = |key: &str, value: &str| {
+        f.push_str(&info_record(key, value));
+        f.push('\n');
+    };
+    if let Some(id) = &smfid {
+        info("SYS ", id);
+        info("SMFI", id);
+    }
+    info("OS ", "MVS");
+    info("DATE", &now.julian());
+    info("TIME", &now.map_time());
+    info("MAP ", "V1R1");
+    info("MACH", &format!("0000{:04X}", m.machine_type));
+    let mut x = format!("{WIDE_LAYOUT}\n");
+    let mut extras = 0;
+    for r in &records {
+        match r.ibm_line() {
+            Some(l) => {
+                f.push_str(&l);
+                f.push('\n');
+            }
+            None => {
+                x.push_str(&r.wide_line());
+                x.push('\n');
+                extras += 1;
+            }
+        }
+    }
+    for n in &notes {
+        x.push_str(&info_record("NOTE ", n));
+        x.push('\n');
+    }
+    let note = format!(
+        "{} records, {extras} in the .MAPX, {} notes",
+        records.len(),
+        notes.len()
+    );
+    MapTexts {
+        map: f,
+        extras: x,
+        note,
+        notes,
+    }
+}
+
+/// The SMF system identifier (CVT -> CVTSMCA -> SMCASID, 4 EBCDIC characters), if it reads
+/// as one.
+fn smf_id(space: &Space) -> Option<String> {
+    let cvt = u64::from(space.real_u32(FLCCVT)? & 0x7FFF_FFFF);
+    let smca = space.ptr(cvt + CVTSMCA).filter(|&a| a != 0)?;
+    let id: String = (0..4)
+        .map(|i| space.byte(smca + SMCASID + i).map(ebcdic_char))
+        .collect::<Option<String>>()?;
+    let id = id.trim_end().to_string();
+    (!id.is_empty() && id.chars().all(|c| c != '.')).then_some(id)
+}
+
+/// The walk from CPU 0's last view (its prefix, CR0 and CR1 give the common area), and the
+/// SMF identifier.
+type Walked = (Vec<MapEntry>, Vec<String>, Option<String>);
+fn guest_space_of_cpu0(filter: &MapFilter) -> Option<Walked> {
     let storage = HostStorage::current()?;
     let snap = last_view(0)?;
     let space = Space::of(&storage, &snap.0, snap.1, snap.2);
-    Some(walk(&space, filter))
+    let (recs, notes) = walk(&space, filter);
+    Some((recs, notes, smf_id(&space)))
 }
 
 #[cfg(test)]

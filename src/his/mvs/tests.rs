@@ -209,7 +209,7 @@ fn s370(storage: &dyn GuestStorage, i: usize) -> Space<'_> {
 
 fn lines(space: &Space, filter: &MapFilter) -> (Vec<String>, Vec<String>) {
     let (recs, notes) = walk(space, filter);
-    let mut l: Vec<String> = recs.iter().map(|r| r.line()).collect();
+    let mut l: Vec<String> = recs.iter().map(|r| r.wide_line()).collect();
     l.sort();
     (l, notes)
 }
@@ -217,10 +217,12 @@ fn lines(space: &Space, filter: &MapFilter) -> (Vec<String>, Vec<String>) {
 /// Every record the fixture should give, private areas at `v(i)`.
 fn expected(v: impl Fn(usize) -> u64) -> Vec<String> {
     let mut want: Vec<String> = [
-        "B BDY NUC     0000000000000000000000000000FFFF",
+        "B BDY RWNUC   0000000000000000000000000000FFFF",
         "B BDY PRIVATE 0000000000010000000000000007FFFF",
         "B BDY CSA     0000000000080000000000000008FFFF",
-        "B BDY LPA+SQA 00000000000900000000000000FFFFFF",
+        // The directory at 0x90000, PLPATWO ends at 0x913FF: the SQA from the next page.
+        "B BDY PLPA    00000000000900000000000000091FFF",
+        "B BDY SQA     00000000000920000000000000FFFFFF",
         "MPPLPAPLPAONE 000000000009100000000000000912FF",
         "MPPLPAPLPATWO 000000000009130000000000000913FF",
         "EPPLPAPLPAALI 00000000000910100000000000091010",
@@ -254,10 +256,10 @@ fn walks_lpa_and_every_address_space() {
     let (got, notes) = lines(&real(&s), &MapFilter::default());
     assert!(notes.is_empty(), "{notes:?}");
     assert_eq!(got, expected(private_real), "{got:#?}");
-    // The reader reads them back, job names included.
-    let m = hcpumf_formats::map::parse(&got.join("\n"));
+    // The reader reads them back (in the wide layout of the .MAPX), job names included.
+    let m = hcpumf_formats::map::parse(&format!("I MODE 64-BIT\n{}", got.join("\n")));
     assert!(m.problems.is_empty(), "{:?}", m.problems);
-    assert_eq!(m.boundaries.len(), 4);
+    assert_eq!(m.boundaries.len(), 5);
     assert_eq!(m.jobs.len(), 3);
     let bprog = m.module_at(3, private_real(1) + 0x20).expect("BPROG");
     assert_eq!(
@@ -289,7 +291,8 @@ fn s370_private_areas_are_read_through_their_own_segment_tables() {
         assert_eq!(own.translate(0x20000), Some(private_real(i)));
         assert_eq!(own.name(0x20000).unwrap().trim_end(), prog);
     }
-    let m = hcpumf_formats::map::parse(&lines(&s370(&s, 0), &MapFilter::default()).0.join("\n"));
+    let walked = lines(&s370(&s, 0), &MapFilter::default()).0;
+    let m = hcpumf_formats::map::parse(&format!("I MODE 64-BIT\n{}", walked.join("\n")));
     let at = |asid| m.module_at(asid, 0x20100).map(|e| e.name.clone());
     assert_eq!(
         (at(1), at(3), at(4), at(2)),
@@ -318,22 +321,23 @@ fn mapasid_and_mapjob_select_address_spaces() {
         let common = recs.iter().filter(|r| r.area != 'X').count();
         (a, common)
     };
-    assert_eq!(mapped(&MapFilter::default()), (vec![1, 3, 4], 8));
+    // The common area: 5 boundaries and the 4 LPA records.
+    assert_eq!(mapped(&MapFilter::default()), (vec![1, 3, 4], 9));
     let only_3 = MapFilter {
         asids: Some(vec![3]),
         jobs: vec![],
     };
-    assert_eq!(mapped(&only_3), (vec![3], 8), "the common area stays");
+    assert_eq!(mapped(&only_3), (vec![3], 9), "the common area stays");
     let jobc = MapFilter {
         asids: None,
         jobs: vec!["JOBC".into()],
     };
-    assert_eq!(mapped(&jobc), (vec![4], 8));
+    assert_eq!(mapped(&jobc), (vec![4], 9));
     let both = MapFilter {
         asids: Some(vec![1]),
         jobs: vec!["JOBC".into()],
     };
-    assert_eq!(mapped(&both), (vec![1, 4], 8));
+    assert_eq!(mapped(&both), (vec![1, 4], 9));
 }
 
 #[test]
@@ -507,4 +511,19 @@ fn s370_translation_4k_pages_64k_segments() {
         }
     );
     assert_eq!(real(&s).address_space(0).map(|r| r.dat), Some(Dat::Real));
+}
+
+/// I SYS and I SMFI: the SMF identifier through CVTSMCA (CVT+X'C4') and SMCASID (SMCA+X'10');
+/// none when the CVT has no SMCA or its identifier is not a name.
+#[test]
+fn the_smf_identifier_names_the_system() {
+    let s = mvs(false);
+    assert_eq!(super::smf_id(&real(&s)), None, "no SMCA");
+    put32(&s, 0x1000 + CVTSMCA, 0x5000);
+    for (i, c) in [0xC8u8, 0xC5, 0xD9, 0xC3].iter().enumerate() {
+        put8(&s, 0x5000 + SMCASID + i as u64, *c);
+    }
+    assert_eq!(super::smf_id(&real(&s)).as_deref(), Some("HERC"));
+    put8(&s, 0x5000 + SMCASID, 0x00);
+    assert_eq!(super::smf_id(&real(&s)), None, "not a name");
 }

@@ -10,7 +10,7 @@
 //!   FLPA/MLPA split only in NIP's work areas, so every CDNIP module is written with area M,
 //!   place MLPA; the PLPA modules in use are already in the directory and are not repeated;
 //! * the nucleus: no module map in storage (its CESD stays in SYS1.NUCLEUS), so only its
-//!   boundary (B BDY NUC);
+//!   boundary (B BDY RWNUC);
 //! * private areas: each job step's job pack queue (the CDEs of what it loaded), area X with
 //!   the ASID and the address-space name.
 
@@ -26,6 +26,7 @@ pub fn walk(common: &Space, filter: &MapFilter) -> (Vec<MapEntry>, Vec<String>) 
     let mut w = Walk {
         recs: Vec::new(),
         notes: Vec::new(),
+        plpa_top: 0,
     };
     let Some(cvt) = common.real_u32(FLCCVT).map(|v| u64::from(v & 0x7FFF_FFFF)) else {
         w.notes.push("PSA not addressable".into());
@@ -36,8 +37,11 @@ pub fn walk(common: &Space, filter: &MapFilter) -> (Vec<MapEntry>, Vec<String>) 
             .push("no CVT (FLCCVT is zero): not an MVS guest".into());
         return (w.recs, w.notes);
     }
-    w.boundaries(common, cvt);
     let directory = w.lpa_directory(common, cvt);
+    // The boundaries first, as HIS writes them; the PLPA's end is its highest module's.
+    let modules = std::mem::take(&mut w.recs);
+    w.boundaries(common, cvt);
+    w.recs.extend(modules);
     // Active link pack area queue: CVTQLPAQ -> pointer -> newest CDE.
     if let Some(head) = common.ptr(cvt + CVTQLPAQ).and_then(|p| common.ptr(p)) {
         w.cdes(common, head, &Queue::Lpa(&directory));
@@ -57,6 +61,8 @@ enum Queue<'d> {
 struct Walk {
     recs: Vec<MapEntry>,
     notes: Vec<String>,
+    /// The highest address the LPA directory and its modules occupy (the PLPA's end).
+    plpa_top: u64,
 }
 
 impl Walk {
@@ -72,11 +78,13 @@ impl Walk {
         });
     }
 
-    /// B records: the virtual-storage areas MVS 3.8J's CVT describes, in address order: the
-    /// nucleus (from 0 to CVTNUCB), the private area (up to CVTSHRVM), the CSA (up to the LPA
-    /// directory, CVTLPDIA) and the link pack and system queue areas above it (to CVTMZ00;
-    /// the boundary between them is in the GDA, which is not read). Values that are not in
-    /// that order give a note instead.
+    /// B records: the virtual-storage areas MVS 3.8J's CVT describes, in address order, with
+    /// the names z/OS's HIS gives them (Redbook SG24-7857 Figure 4-8): RWNUC, the nucleus (0
+    /// to CVTNUCB; MVS 3.8J's is one read-write area, so no RON); PRIVATE (to CVTSHRVM); CSA
+    /// (to the LPA directory, CVTLPDIA); PLPA from the directory to its highest module's page;
+    /// SQA from there to CVTMZ00 (PLPA and SQA are contiguous, the SQA on top: SHOWMVS; the
+    /// exact split, and the CSA's end, are in the GDA, not read). Values that are not in that
+    /// order give a note instead.
     fn boundaries(&mut self, space: &Space, cvt: u64) {
         let field = |off: u64| space.u32(cvt + off).map(|v| u64::from(v & 0x7FFF_FFFF));
         let (Some(nucb), Some(shrvm), Some(lpdia), Some(mz00)) = (
@@ -96,11 +104,14 @@ impl Walk {
             ));
             return;
         }
+        // The page after the PLPA's highest byte (the directory's, or a module's).
+        let sqa = ((self.plpa_top.max(lpdia) | 0xFFF) + 1).min(mz00 + 1);
         for (name, start, end) in [
-            ("NUC", 0, nucb),
+            ("RWNUC", 0, nucb),
             ("PRIVATE", nucb, shrvm),
             ("CSA", shrvm, lpdia),
-            ("LPA+SQA", lpdia, mz00 + 1),
+            ("PLPA", lpdia, sqa),
+            ("SQA", sqa, mz00 + 1),
         ] {
             if end > start {
                 self.push('B', ' ', 0, name, (start, end - 1));
@@ -130,6 +141,7 @@ impl Walk {
                 return names;
             };
             if first == 0xFF {
+                self.plpa_top = self.plpa_top.max(lpde + LPDE_LEN - 1);
                 return names;
             }
             let ep = space.ptr(lpde + LPDENTP);
@@ -140,7 +152,10 @@ impl Walk {
             } else {
                 let len = space.u32(lpde + LPDEXTLN).map_or(0, |l| u64::from(l & AL3));
                 match (len, space.al3(lpde + LPDEXTAD), ep) {
-                    (1.., Some(at), _) => self.push('M', 'P', 0, &name, (at, at + len - 1)),
+                    (1.., Some(at), _) => {
+                        self.plpa_top = self.plpa_top.max(at + len - 1);
+                        self.push('M', 'P', 0, &name, (at, at + len - 1));
+                    }
                     (_, _, Some(ep)) => self.push('E', 'P', 0, &name, (ep, ep)),
                     _ => {}
                 }

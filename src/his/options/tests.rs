@@ -14,6 +14,8 @@ fn defaults_are_those_of_z_os_his() {
     assert_eq!(o.sets, CounterSets::BASIC | CounterSets::PROBLEM_STATE);
     assert!(o.sampling && !o.diagnostic && !o.map && !o.mvs);
     assert_eq!((o.sampfreq, o.duration_min), (800_000, Some(10)));
+    // BUFCNT: "a maximum of 1024 4 KB buffers" (Redbook 2.2.5), the most when not given.
+    assert_eq!(o.bufcnt, 1024);
     let o = parse("CTRONLY").unwrap();
     assert_eq!((o.sampling, o.duration_min), (false, None));
     let o = parse("ctr=(b,e) sf=600000 st=d dur=2 buf=16 tt='x' map=yes mvs=y").unwrap();
@@ -23,6 +25,7 @@ fn defaults_are_those_of_z_os_his() {
         (600_000, true, Some(2))
     );
     assert_eq!(o.title, "x");
+    assert_eq!(o.bufcnt, 16);
     assert!(o.map && o.mvs);
     let o = parse("mapasid=(1,21) mapjob=(demojob) mapv dl=stop").unwrap();
     assert_eq!(o.map_asids, Some(vec![1, 0x21]));

@@ -138,13 +138,20 @@ fn lcctl_reserved_bits_are_specification_exceptions() {
             "bit {bit}"
         );
     }
-    // CSVN 4: MT bits 42/58 and reserved 43/59 are ignored.
-    let z14 = MachineModel::for_machine_type(0x3906);
-    let c = authorized(&z14);
+    // CSVN 4 (z13): MT bits 42/58 and reserved 43/59 are ignored.
+    let z13 = MachineModel::for_machine_type(0x2964);
+    let c = authorized(&z13);
     let ignored = (1u64 << (63 - 42)) | (1 << (63 - 43)) | (1 << (63 - 58)) | (1 << (63 - 59));
     assert_eq!(
-        c.lcctl(&z14, ignored, &MeterReading::default()),
+        c.lcctl(&z13, ignored, &MeterReading::default()),
         Ok(Cc::Zero)
+    );
+    // CSVN 5 (z14): 43/59 must be zero, 42/58 ignored.
+    let z14 = MachineModel::for_machine_type(0x3906);
+    let c = authorized(&z14);
+    assert_eq!(
+        c.lcctl(&z14, 1 << (63 - 59), &MeterReading::default()),
+        Err(ProgramException::Specification)
     );
     // CSVN >= 5 (z15: 6): 43/59 must be zero, 42/58 ignored.
     let z15 = MachineModel::for_machine_type(0x8561);
@@ -201,11 +208,12 @@ fn ecctr_availability_and_exceptions() {
     c.lcctl(&m, op(all, CounterSets::empty()), &MeterReading::default())
         .unwrap();
     let v = sup(MeterReading::default());
-    for n in [0u64, 5, 32, 37, 64, 79, 128, 159] {
+    // A z10's extended counters are 128-151 (Redbook SG24-7857 Figure 3-7).
+    for n in [0u64, 5, 32, 37, 64, 79, 128, 151] {
         assert_eq!(c.ecctr(&m, &v, n), Ok(Some(0)), "counter {n}");
     }
     for n in [
-        6u64, 31, 38, 63, 80, 127, 160, 287, 300, 448, 495, 496, 0xFFFF,
+        6u64, 31, 38, 63, 80, 127, 152, 159, 160, 287, 300, 448, 495, 496, 0xFFFF,
     ] {
         assert_eq!(c.ecctr(&m, &v, n), Ok(None), "counter {n}");
     }
@@ -313,7 +321,7 @@ fn stcctm_every_m3_code_and_condition_code() {
     c.lcctl(&m, op(all, CounterSets::empty()), &MeterReading::default())
         .unwrap();
     let v = sup(MeterReading::default());
-    let sizes = [(0u8, 32usize), (1, 6), (2, 6), (3, 16)];
+    let sizes = [(0u8, 24usize), (1, 6), (2, 6), (3, 16)];
     for (m3, size) in sizes {
         let r = c.stcctm(&m, &v, size as u64, m3, 0x1000).unwrap();
         assert_eq!((r.cc, r.values.len()), (Cc::Zero, size), "m3 {m3}");

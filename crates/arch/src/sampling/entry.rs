@@ -13,10 +13,12 @@ pub use hcpumf_formats::sdb::{
 };
 
 /// The basic-sampling data entry (Figure 2-17) for the CPU state in `view` at the
-/// logical-partition level (CL = 1, LS = 0) with `unique` instructions completed at the
-/// sampling point (U, "Number of Unique Instructions": at most 15, the 4 bits of the field;
-/// zero in the wait state, when the sampling point is not busy). `h` is the host indicator.
-pub fn basic_entry(view: &CpuView, unique: u8, gpp: u64, hpp: u64, h: bool) -> Bsde {
+/// logical-partition level with `unique` instructions completed at the sampling point (U,
+/// "Number of Unique Instructions": at most 15, the 4 bits of the field; zero in the wait
+/// state, when the sampling point is not busy). `h` is the host indicator; `cl` the model's
+/// configuration level code ([`MachineModel::configuration_level`]): 1, or 0 on models from
+/// before the CL and H fields, which store zeros in both.
+pub fn basic_entry(view: &CpuView, unique: u8, gpp: u64, hpp: u64, h: bool, cl: u8) -> Bsde {
     Bsde {
         unique: if view.wait { 0 } else { unique.min(15) },
         dat: view.dat,
@@ -24,8 +26,8 @@ pub fn basic_entry(view: &CpuView, unique: u8, gpp: u64, hpp: u64, h: bool) -> B
         problem_state: view.problem_state,
         asc: view.asc & 3,
         invalid: false,
-        configuration_level: CL_LOGICAL_PARTITION,
-        host: h,
+        configuration_level: cl,
+        host: h && cl != 0,
         limited: false,
         primary_asn: view.primary_asn(),
         ia: view.ia,
@@ -34,9 +36,9 @@ pub fn basic_entry(view: &CpuView, unique: u8, gpp: u64, hpp: u64, h: bool) -> B
     }
 }
 
-/// The encoded [`basic_entry`].
+/// The encoded [`basic_entry`] at the logical-partition level (CL = 1).
 pub fn basic_entry_bytes(view: &CpuView, unique: u8, gpp: u64, hpp: u64, h: bool) -> [u8; 32] {
-    basic_entry(view, unique, gpp, hpp, h).encode()
+    basic_entry(view, unique, gpp, hpp, h, CL_LOGICAL_PARTITION).encode()
 }
 
 /// The emulator's diagnostic-sampling data entry (see [`Dsde`]) of the CPU state in `view`.
@@ -75,7 +77,8 @@ pub fn data_entry(
     h: bool,
 ) -> DataEntry {
     let (gpp, hpp) = if h { (0, pp) } else { (pp, 0) };
-    let b = basic.then(|| basic_entry(view, unique, gpp, hpp, h));
+    let cl = m.configuration_level();
+    let b = basic.then(|| basic_entry(view, unique, gpp, hpp, h, cl));
     let d = diagnostic.then(|| diagnostic_entry(view));
     DataEntry::new(b.as_ref(), d.as_ref().map(|d| (d, usize::from(m.dsdes))))
 }
@@ -121,7 +124,7 @@ mod tests {
         assert_eq!(&e[16..24], &0x11u64.to_be_bytes());
         assert_eq!(&e[24..32], &0x22u64.to_be_bytes());
         let d = Bsde::decode(&e).unwrap();
-        assert_eq!(d, basic_entry(&view(), 1, 0x11, 0x22, true));
+        assert_eq!(d, basic_entry(&view(), 1, 0x11, 0x22, true, 1));
         assert_eq!(d.encode(), e);
         // Wait state: W = 1 and U = 0.
         let w = CpuView {
@@ -130,6 +133,25 @@ mod tests {
         };
         let e = basic_entry_bytes(&w, 1, 0, 0, false);
         assert_eq!((e[2], e[3] & 0x10, e[4]), (0, 0x10, 0x40));
+    }
+
+    /// CL and H as each model stores them: zeros before the z15 (CFVN 1: z10 to z14), CL 1
+    /// and H from the z15 on (CFVN 3); the program parameter goes to the field H names
+    /// either way.
+    #[test]
+    fn configuration_level_per_model() {
+        for (t, byte4) in [
+            (0x2097u16, 0x00),
+            (0x3906, 0x00),
+            (0x8561, 0x60),
+            (0x3931, 0x60),
+        ] {
+            let m = MachineModel::for_machine_type(t);
+            let e = data_entry(&m, &view(), 1, true, false, 7, true);
+            assert_eq!(e[4], byte4, "{t:04X}: CL, H");
+            let d = Bsde::decode(&e).unwrap();
+            assert_eq!((d.gpp, d.hpp), (0, 7), "{t:04X}");
+        }
     }
 
     #[test]
@@ -175,8 +197,8 @@ mod tests {
         let d = Bsde::decode(&b).unwrap();
         assert_eq!(
             (d.gpp, d.hpp, d.host),
-            (0, 7, true),
-            "H = 1: host program parameter"
+            (0, 7, false),
+            "H = 1: host program parameter (a z10 stores no H bit)"
         );
         let d = data_entry(&m, &v, 1, false, true, 7, true);
         assert_eq!(&d[0..2], &[0x80, 0x01]);

@@ -1,10 +1,16 @@
 //! The `.CNT` file: the printable HIS019I "EVENT COUNTERS INFORMATION" text z/OS HIS writes
 //! (Redbook SG24-7857 Example 2-2, Example 2-6 and Figures 3-3 to 3-7; z/OS MVS System
 //! Messages HIS019I): a header (file name, command, lost samples, version numbers), then per
-//! counter set its own section: the counter identifiers, the start and end time and TOD, and
-//! per CPU the hexadecimal deltas of that set with the CPU speed.
+//! counter set its own section: the counter identifiers, the start and end time (local) and
+//! TOD, and per CPU the hexadecimal deltas of that set with the CPU speed.
+//!
+//! The writer writes IBM's lines only: no title line (the title is in the COMMAND line, as
+//! the operator typed it) and no machine line (IBM's file names the machine generation by
+//! its counter version numbers; the .MAP's `I MACH` has the machine type). The reader also
+//! takes the lines of hcpumf's earlier files, `TITLE:` and `MODEL: tttt-HERCULES`.
 
 use crate::counter_sets::CounterSet;
+use crate::time::Civil;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
@@ -15,16 +21,14 @@ pub type CpuSets = Vec<(CounterSet, Vec<u64>)>;
 #[derive(Clone, Debug)]
 pub struct CntRun {
     pub file_name: String,
-    /// The command that began the run, written as given.
+    /// The command that began the run, written as given (with its TITLE keyword).
     pub command: String,
-    /// hcpumf's TITLE keyword (HIS has one too); no TITLE line when empty.
-    pub title: String,
-    pub machine_type: u16,
     pub cfvn: u16,
     pub csvn: u16,
     pub cpu_speed: u32,
-    pub start: std::time::SystemTime,
-    pub end: std::time::SystemTime,
+    /// Start and end of the run in local time, as z/OS writes them (Example 2-6).
+    pub start: Civil,
+    pub end: Civil,
     pub start_tod: u64,
     pub end_tod: u64,
     /// Samples the collector lost (not written: disk full); HIS's `LOST SAMPLES: n` line,
@@ -70,13 +74,31 @@ fn model_dependent(set: CounterSet) -> bool {
     matches!(set, CounterSet::Extended | CounterSet::MtDiagnostic)
 }
 
-fn stamp(t: std::time::SystemTime) -> String {
-    let secs = t
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let (y, mo, d, h, mi, s) = crate::time::civil(secs);
-    format!("{y:04}/{mo:02}/{d:02} {h:02}:{mi:02}:{s:02}")
+/// The TITLE (TT) keyword's value in a command as HIS takes it (`TITLE='run 1'`,
+/// `TT='x'`, or an unquoted word), case-insensitively; None when the command has none.
+pub fn title_of_command(command: &str) -> Option<String> {
+    let up = command.to_ascii_uppercase();
+    let b = up.as_bytes();
+    let mut from = 0;
+    while let Some(i) = up[from..].find("T").map(|i| i + from) {
+        from = i + 1;
+        // A keyword starts the command or follows a blank or a comma.
+        if i > 0 && !matches!(b[i - 1], b' ' | b',') {
+            continue;
+        }
+        let rest = ["TITLE=", "TT="]
+            .iter()
+            .find(|k| up[i..].starts_with(*k))
+            .map(|k| &command[i + k.len()..]);
+        let Some(rest) = rest else { continue };
+        let value = if let Some(q) = rest.strip_prefix('\'') {
+            q.split('\'').next().unwrap_or("")
+        } else {
+            rest.split([' ', ',']).next().unwrap_or("")
+        };
+        return Some(value.to_string());
+    }
+    None
 }
 
 /// Render the HIS019I text: the header, then one section per counter set (in the order of
@@ -87,13 +109,9 @@ pub fn render(r: &CntRun) -> String {
     let _ = writeln!(o, "HIS019I EVENT COUNTERS INFORMATION VERSION 1");
     let _ = writeln!(o, "FILE NAME: {}", r.file_name);
     let _ = writeln!(o, "COMMAND: {}", r.command);
-    if !r.title.is_empty() {
-        let _ = writeln!(o, "TITLE: {}", r.title);
-    }
     if r.lost_samples > 0 {
         let _ = writeln!(o, "LOST SAMPLES: {}", r.lost_samples);
     }
-    let _ = writeln!(o, "MODEL: {:04X}-HERCULES", r.machine_type);
     let _ = writeln!(
         o,
         "COUNTER VERSION NUMBER 1: {}    COUNTER VERSION NUMBER 2: {}",
@@ -125,13 +143,13 @@ pub fn render(r: &CntRun) -> String {
         let _ = writeln!(
             o,
             "START TIME: {}  START TOD: {:016X}",
-            stamp(r.start),
+            r.start.his_time(),
             r.start_tod
         );
         let _ = writeln!(
             o,
             "END TIME:   {}  END TOD:   {:016X}",
-            stamp(r.end),
+            r.end.his_time(),
             r.end_tod
         );
         for (cpu, cs) in &r.cpus {
@@ -165,9 +183,14 @@ pub fn render(r: &CntRun) -> String {
 /// A .CNT file as read back: version numbers, speed and every CPU's counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CntFile {
-    /// The COMMAND and TITLE lines (empty when the file has none).
+    /// The COMMAND line (empty when the file has none).
     pub command: String,
+    /// The run's title: the COMMAND's TITLE keyword, or the `TITLE:` line of hcpumf's earlier
+    /// files (empty when there is none).
     pub title: String,
+    /// The machine type of the `MODEL: tttt-HERCULES` line of hcpumf's earlier files (IBM's
+    /// files, and hcpumf's now, name the generation only by the counter version numbers).
+    pub machine_type: Option<u16>,
     pub cfvn: u16,
     pub csvn: u16,
     /// START TOD and END TOD of the run (TOD clock bits 0-63), from the first section that
@@ -359,8 +382,16 @@ pub fn parse_bytes(bytes: &[u8]) -> CntFile {
             }
         } else if let Some(rest) = l.strip_prefix("COMMAND:").filter(|_| f.cpus.is_empty()) {
             f.command = rest.trim().to_string();
+            if let Some(t) = title_of_command(&f.command) {
+                f.title = t;
+            }
         } else if let Some(rest) = l.strip_prefix("TITLE:").filter(|_| f.cpus.is_empty()) {
             f.title = rest.trim().to_string();
+        } else if let Some(rest) = l.strip_prefix("MODEL:").filter(|_| f.cpus.is_empty()) {
+            f.machine_type = rest
+                .trim()
+                .get(..4)
+                .and_then(|t| u16::from_str_radix(t, 16).ok());
         } else if let Some(rest) = l.strip_prefix("COUNTER VERSION NUMBER 1:") {
             let mut parts = rest.split("COUNTER VERSION NUMBER 2:");
             f.cfvn = parts

@@ -2,7 +2,6 @@
 //! 3-3 to 3-7), old-layout files, and damage located by offset.
 
 use super::*;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Redbook SG24-7857 Example 2-2, as printed.
 const EXAMPLE_2_2: &str = "\
@@ -141,8 +140,17 @@ fn figures_3_3_to_3_7() -> String {
     t
 }
 
-fn at(secs: u64) -> SystemTime {
-    UNIX_EPOCH + Duration::from_secs(secs)
+/// A local date and time, as the run's clock gave it.
+fn at(year: u32, month: u8, day: u8, hour: u8, minute: u8, second: u8) -> Civil {
+    Civil {
+        year,
+        month,
+        day,
+        hour,
+        minute,
+        second,
+        centis: 0,
+    }
 }
 
 /// A z10 run (CFVN 1, CSVN 1, 4404 cycles/us) with no CPUs; tests add theirs.
@@ -150,13 +158,11 @@ fn run() -> CntRun {
     CntRun {
         file_name: "SYSHIS20261122.120000.000.CNT".into(),
         command: "hcpumf his begin".into(),
-        title: String::new(),
-        machine_type: 0x2097,
         cfvn: 1,
         csvn: 1,
         cpu_speed: 4404,
-        start: UNIX_EPOCH,
-        end: UNIX_EPOCH,
+        start: Civil::default(),
+        end: Civil::default(),
         start_tod: 1,
         end_tod: 2,
         lost_samples: 0,
@@ -195,8 +201,8 @@ fn figures_run() -> CntRun {
     CntRun {
         file_name: "SYSHIS20100302.220948.cnt".into(),
         command: "MODIFY HIS,B,CTRONLY,CTR=ALL".into(),
-        start: at(1_267_567_788),
-        end: at(1_267_571_439),
+        start: at(2010, 3, 2, 22, 9, 48),
+        end: at(2010, 3, 2, 23, 10, 39),
         start_tod: 0xC59E_D196_3257_3984,
         end_tod: 0xC59E_DF30_7646_5604,
         cpus: vec![(
@@ -232,26 +238,6 @@ fn figures_run() -> CntRun {
     }
 }
 
-/// `text` without hcpumf's MODEL line (not in HIS's files), which must come just before
-/// the COUNTER VERSION NUMBER line.
-fn without_model(text: &str) -> Vec<&str> {
-    let lines: Vec<&str> = text.lines().collect();
-    let i = lines
-        .iter()
-        .position(|l| l.starts_with("MODEL: "))
-        .expect("MODEL line");
-    assert!(
-        lines[i + 1].starts_with("COUNTER VERSION NUMBER 1: "),
-        "{text}"
-    );
-    lines
-        .iter()
-        .enumerate()
-        .filter(|(k, _)| *k != i)
-        .map(|(_, l)| *l)
-        .collect()
-}
-
 fn same_lines(got: &[&str], want: &str) {
     let want: Vec<&str> = want.lines().collect();
     for (k, (g, w)) in got.iter().zip(&want).enumerate() {
@@ -260,6 +246,8 @@ fn same_lines(got: &[&str], want: &str) {
     assert_eq!(got.len(), want.len(), "{got:#?}");
 }
 
+/// The header is IBM's, line for line (Example 2-2): no title line (the title stays in the
+/// COMMAND line, where the reader finds it) and no machine line.
 #[test]
 fn header_is_example_2_2() {
     let r = CntRun {
@@ -269,34 +257,47 @@ fn header_is_example_2_2() {
         ..figures_run()
     };
     let text = render(&r);
-    let got = without_model(&text);
+    let got: Vec<&str> = text.lines().collect();
     same_lines(&got[..5], EXAMPLE_2_2);
-    assert_eq!(text.lines().nth(4), Some("MODEL: 2097-HERCULES"));
-    // No LOST SAMPLES line without lost samples; a TITLE line right after COMMAND.
+    assert_eq!(got[5], "");
+    // No LOST SAMPLES line without lost samples; the title in the command.
+    let command = "hcpumf his begin ctr=all title='NIGHTLY BATCH' dur=5";
     let text = render(&CntRun {
-        title: "NIGHTLY BATCH".into(),
+        command: command.into(),
         lost_samples: 0,
         ..r.clone()
     });
-    let head: Vec<&str> = text.lines().take(5).collect();
+    let head: Vec<&str> = text.lines().take(4).collect();
     assert_eq!(
         head,
         [
             "HIS019I EVENT COUNTERS INFORMATION VERSION 1",
             "FILE NAME: SYSHIS20100304.223617.CNT",
-            "COMMAND: MODIFY HIS,B,CTR=ALL,ST=D,DUR=18",
-            "TITLE: NIGHTLY BATCH",
-            "MODEL: 2097-HERCULES",
+            &format!("COMMAND: {command}"),
+            "COUNTER VERSION NUMBER 1: 1    COUNTER VERSION NUMBER 2: 1",
         ]
     );
-    assert!(!text.contains("LOST SAMPLES"));
-    let text = render(&CntRun {
-        title: "NIGHTLY BATCH".into(),
-        ..r
-    });
-    assert_eq!(text.lines().nth(4), Some("LOST SAMPLES: 13126090"));
-    for gone in ["LOSS OF", "SAMPLE BUFFER OVERFLOW"] {
-        assert!(!text.contains(gone), "{text}");
+    for gone in ["LOST SAMPLES", "TITLE:", "MODEL:", "HERCULES", "LOSS OF"] {
+        assert!(!text.contains(gone), "{gone}: {text}");
+    }
+    let f = parse(&text);
+    assert_eq!((f.title.as_str(), f.machine_type), ("NIGHTLY BATCH", None));
+}
+
+/// HIS's TITLE keyword (TT), quoted or not, in any case; none.
+#[test]
+fn title_of_the_command() {
+    for (c, t) in [
+        (
+            "MODIFY HIS,B,TT='A TITLE: WITH COLON',CTR=ALL",
+            Some("A TITLE: WITH COLON"),
+        ),
+        ("hcpumf his begin title=run1 dur=1", Some("run1")),
+        ("hcpumf his b Title='x y'", Some("x y")),
+        ("hcpumf his begin path=/tmp/title=x", None),
+        ("MODIFY HIS,B,CTRONLY", None),
+    ] {
+        assert_eq!(title_of_command(c).as_deref(), t, "{c}");
     }
 }
 
@@ -305,8 +306,8 @@ fn basic_section_is_example_2_6() {
     let mut r = figures_run();
     r.file_name = "SYSHIS20100221.121354.CNT".into();
     r.command = "MODIFY HIS,B,CTRONLY".into();
-    r.start = at(1_266_754_434);
-    r.end = at(1_266_754_849);
+    r.start = at(2010, 2, 21, 12, 13, 54);
+    r.end = at(2010, 2, 21, 12, 20, 49);
     r.start_tod = 0xC592_FB9B_1DB6_8F92;
     r.end_tod = 0xC592_FD26_A2CA_7092;
     r.cpus = vec![(
@@ -323,13 +324,13 @@ fn basic_section_is_example_2_6() {
             ],
         )],
     )];
-    same_lines(&without_model(&render(&r)), &example_2_6());
+    same_lines(&render(&r).lines().collect::<Vec<_>>(), &example_2_6());
 }
 
 #[test]
 fn all_sets_are_figures_3_3_to_3_7() {
     let text = render(&figures_run());
-    let got = without_model(&text);
+    let got: Vec<&str> = text.lines().collect();
     let want = figures_3_3_to_3_7();
     same_lines(&got, &want);
     // The parts the brief names, found by their first line, for a clearer failure.
@@ -408,7 +409,7 @@ fn parses_the_seed_examples_as_z_os_wrote_them() {
 #[test]
 fn round_trip() {
     let r = CntRun {
-        title: "A TITLE: WITH COLON".into(),
+        command: "MODIFY HIS,B,TT='A TITLE: WITH COLON'".into(),
         lost_samples: 1260,
         cpus: vec![
             (
@@ -417,7 +418,7 @@ fn round_trip() {
                     (CounterSet::Basic, vec![10, 20, 0, 0, 0, 0]),
                     (CounterSet::ProblemState, vec![1, 2, 0, 0, 0, 0]),
                     (CounterSet::CryptoActivity, (0..16).collect()),
-                    (CounterSet::Extended, vec![u64::MAX; 32]),
+                    (CounterSet::Extended, vec![u64::MAX; 24]),
                 ],
             ),
             (
@@ -429,7 +430,7 @@ fn round_trip() {
                     ),
                     (CounterSet::ProblemState, vec![5, 6, 0, 0, 0, 0]),
                     (CounterSet::CryptoActivity, (100..116).collect()),
-                    (CounterSet::Extended, (0..32).collect()),
+                    (CounterSet::Extended, (0..24).collect()),
                 ],
             ),
         ],
@@ -518,6 +519,7 @@ COUNTER VALUES (HEXADECIMAL) FOR CPU 01 (CPU SPEED = 4404 CYCLES/MIC):
 fn old_layout_still_parses() {
     let f = parse(OLD_LAYOUT);
     assert!(f.problems.is_empty(), "{:?}", f.problems);
+    assert_eq!(f.machine_type, Some(0x2097), "its MODEL line");
     assert_eq!((f.cfvn, f.csvn), (1, 1));
     assert_eq!((f.start_tod, f.end_tod), (Some(1), Some(2)));
     assert_eq!(f.lost_samples, 1260);

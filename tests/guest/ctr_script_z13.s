@@ -1,4 +1,4 @@
-# LCCTL programming note 2 on a z14 model (CPUMODEL 3906: CFVN 1, CSVN 4): bits 42/58 and,
+# LCCTL programming note 2 on a z13 model (CPUMODEL 2964: CFVN 1, CSVN 4): bits 42/58 and,
 # for CSVN 4 only, bits 43/59 are ignored; extended counters 128-255 (CSVN 3-5).
 # Cases and records: script.inc; expectations: the CASE lines (tests/counter_script.rs).
 #   0x3000 QCTRI after the cases, 0x33F0 number of the last case, 0x4000.. records
