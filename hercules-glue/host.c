@@ -60,11 +60,25 @@ static void hcpumf_h_mark_changed(uint64_t abs)
 
 static uint16_t hcpumf_h_machine_type(void)
 {
-    return (uint16_t)((sysblk.cpuid >> 16) & 0xFFFF);
+    uint16_t type = (uint16_t)((sysblk.cpuid >> 16) & 0xFFFF);
+#if defined(HCPUMF_HYPERION)
+    /* Hyperion builds a default CPU ID (model 0586) before it reads the configuration,
+     * whose CPUMODEL statement may come after ldmod: until it has read the configuration,
+     * that default is no machine type yet, and the model waits for it as on 3.13. */
+    if (!sysblk.config_processed && type == 0x0586)
+        return 0;
+#endif
+    return type;
 }
 
 static int hcpumf_h_cpu_online(uint16_t cpu)
 {
+#if defined(HCPUMF_HYPERION)
+    /* Hyperion configures the CPUs at the NUMCPU statement; 3.13 once it has read the
+     * configuration, which is what the plugin expects (a CPU online: the model is known). */
+    if (!sysblk.config_processed)
+        return 0;
+#endif
     return cpu < HCPUMF_MAX_ENGINES && IS_CPU_ONLINE(cpu);
 }
 

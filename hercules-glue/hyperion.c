@@ -77,10 +77,11 @@ static void hcpumf_fac_push(void)
 }
 
 /* on: the plugin's bits into Hyperion's z/Architecture list; called at load (CPUs stopped)
- * and at every system reset, because Hyperion builds its lists afresh from its defaults
- * when it reads the configuration (a plugin loaded with -l comes before that). off: at
- * unload. The bits are the ones the Rust core reports (hcpumf_facility_list), which it
- * reports only while the instructions are installed. */
+ * and again at every console command and system reset, where it does something only when
+ * they are missing: Hyperion builds its lists afresh from its defaults when it reads the
+ * configuration, after a plugin loaded with -l. off: at unload. The bits are the ones the
+ * Rust core reports (hcpumf_facility_list), which it reports only while the instructions
+ * are installed. */
 void hcpumf_facilities(int on)
 {
     BYTE *list = sysblk.facility_list[ARCH_900_IDX];
@@ -96,16 +97,16 @@ void hcpumf_facilities(int on)
             hcpumf_fac_mask[i] = i < n ? bits[i] : 0;
             missing |= hcpumf_fac_mask[i] & ~list[i];
         }
-        if (!hcpumf_fac_recorded || missing) {
-            for (i = 0; i < (int)STFL_HERC_BY_SIZE; i++)
-                hcpumf_fac_before[i] = list[i] & hcpumf_fac_mask[i];
-            hcpumf_fac_recorded = 1;
-            for (i = 0; i < (int)STFL_HERC_BY_SIZE * 8; i++)
-                if (i != HCPUMF_FAC_HYPERION_OWN && hcpumf_fac_bit(hcpumf_fac_mask, i)
-                    && hcpumf_fac_bit(hcpumf_fac_before, i))
-                    logmsg("HHCMF083I hcpumf: facility %03d had been enabled without "
-                           "instructions (FACILITY ENABLE); hcpumf provides them now\n", i);
-        }
+        if (hcpumf_fac_recorded && !missing)
+            return;
+        for (i = 0; i < (int)STFL_HERC_BY_SIZE; i++)
+            hcpumf_fac_before[i] = list[i] & hcpumf_fac_mask[i];
+        hcpumf_fac_recorded = 1;
+        for (i = 0; i < (int)STFL_HERC_BY_SIZE * 8; i++)
+            if (i != HCPUMF_FAC_HYPERION_OWN && hcpumf_fac_bit(hcpumf_fac_mask, i)
+                && hcpumf_fac_bit(hcpumf_fac_before, i))
+                logmsg("HHCMF083I hcpumf: facility %03d had been enabled without "
+                       "instructions (FACILITY ENABLE); hcpumf provides them now\n", i);
         for (i = 0; i < (int)STFL_HERC_BY_SIZE; i++)
             list[i] |= hcpumf_fac_mask[i];
     } else {
@@ -160,6 +161,8 @@ static int hcpumf_facility_refused(int argc, char *argv[])
 static int hcpumf_system_command(int argc, char *argv[], char *cmdline)
 {
     hcpumf_command_seen(argc >= 1 ? argv[0] : NULL);
+    if (sysblk.config_processed)
+        hcpumf_facilities(1);
     if (argc >= 1 && argv[0] && strcasecmp(argv[0], "hcpumf") == 0) {
         hcpumf_command(argc, (const char *const *)argv, cmdline);
         return 0;
