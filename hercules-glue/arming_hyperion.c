@@ -31,8 +31,8 @@
  *    still runs on its copy, until it re-enters run_cpu (an architecture switch) or the
  *    plugin is loaded again (which brings every copy up to date).
  *
- * The approach was prototyped and measured in a standalone module (NOTES: per-CPU copies,
- * predicted arming); Hyperion's own instruction tests pass with it loaded. */
+ * Hyperion's own instruction tests (its tests/runtest) pass with the plugin loaded, every
+ * test CPU running on its copies. */
 
 #include "hstdinc.h"
 

@@ -17,7 +17,7 @@
 
 #include "internal.h"
 
-#if !defined(HCPUMF_INSTRUCTIONS_ONCE)
+#if !defined(HCPUMF_INSTRUCTIONS_ONCE) && defined(HCPUMF_HYPERION)
 #define HCPUMF_INSTRUCTIONS_ONCE
 /* Per CPU: the instruction that ended Hyperion's batch and is to be executed next. */
 static BYTE *hcpumf_settled[HCPUMF_MAX_ENGINES];
