@@ -173,8 +173,8 @@ static int hcpumf_system_command(int argc, char *argv[], char *cmdline)
     if (argc >= 2 && argv[0] && argv[1] && strcasecmp(argv[0], "rmmod") == 0
         && strstr(argv[1], "hcpumf") && are_any_cpus_started())
         logmsg("HHCMF082E hcpumf can be unloaded (and loaded) only while every CPU is "
-               "stopped: stopall, rmmod hcpumf, ldmod hcpumf, then startall; each CPU then "
-               "starts as after an initial CPU reset\n");
+               "stopped: stopall, wait until they are, rmmod hcpumf, ldmod hcpumf, then "
+               "startall; each CPU then starts as after an initial CPU reset\n");
     return hcpumf_next_command ? hcpumf_next_command(argc, argv, cmdline) : HERRINVCMD;
 }
 
@@ -299,19 +299,40 @@ HDL_INSTRUCTION_SECTION;
 }
 END_INSTRUCTION_SECTION
 
+/* rmmod (not shutdown): is a CPU still on its way to the stopped state? HDL only checks
+ * that none is started, but `stopall` leaves a CPU stopping until its next interruption
+ * check, executing instructions (the plugin's too) meanwhile. */
+static int hcpumf_cpu_stopping(void)
+{
+    int cpu;
+    if (sysblk.shutbegin)
+        return 0;
+    for (cpu = 0; cpu < HCPUMF_MAX_ENGINES; cpu++)
+        if (IS_CPU_ONLINE(cpu) && sysblk.regs[cpu]
+            && sysblk.regs[cpu]->cpustate != CPUSTATE_STOPPED)
+            return 1;
+    return 0;
+}
+
 HDL_FINAL_SECTION;
 {
     int cpu;
     /* rmmod: every CPU stopped, the interrupt lock held by HDL; shutdown: neither. */
-    hcpumf_glue_stopping = 1;
-    hcpumf_unload();
-    for (cpu = 0; cpu < HCPUMF_MAX_ENGINES; cpu++)
-        hcpumf_disarm(cpu);
-    hcpumf_facilities(0);
-    hcpumf_tables_unload();
-    /* At shutdown a CPU may still be inside the tick or an instruction of the plugin. */
-    if (are_any_cpus_started_intlock_held())
-        usleep(20000);
+    if (hcpumf_cpu_stopping()) {
+        logmsg("HHCMF085E hcpumf: a CPU is still stopping (stopall takes effect at each "
+               "CPU's next interruption check); rmmod refused, try again in a moment\n");
+        rc = 1;
+    } else {
+        hcpumf_glue_stopping = 1;
+        hcpumf_unload();
+        for (cpu = 0; cpu < HCPUMF_MAX_ENGINES; cpu++)
+            hcpumf_disarm(cpu);
+        hcpumf_facilities(0);
+        hcpumf_tables_unload();
+        /* At shutdown a CPU may still be inside the tick or an instruction of the plugin. */
+        if (are_any_cpus_started_intlock_held())
+            usleep(20000);
+    }
 }
 END_FINAL_SECTION
 
