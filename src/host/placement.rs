@@ -12,10 +12,12 @@ use std::time::{Duration, Instant};
 /// is on (looked up every REVIEW_MS), and to all of them when there is none: woken on a
 /// running CPU thread's core it would preempt that thread at every wake-up (measured: 1-2%
 /// of the CPU thread's time in the kernel at 1,000 wake-ups/s, 0.1% when it is woken
-/// elsewhere). It asks for the lowest real-time priority, so that it runs on time even when
-/// the guest has more CPUs than the host has cores, or other processes use the cores
-/// (refused without the privilege: it stays an ordinary thread, and samples come later on
-/// a loaded host).
+/// elsewhere). It asks for a real-time priority, so that it runs on time even when the guest
+/// has more CPUs than the host has cores, or other processes use the cores (refused without
+/// the privilege: it stays an ordinary thread, and samples come later on a loaded host): the
+/// lowest one, or one above the CPU threads' where Hercules made those real-time (SDL
+/// Hyperion run as root gives every thread SCHED_RR), since a sampler below them would wait
+/// for a CPU thread to yield before it can arm that very thread.
 ///
 /// `HCPUMF_SAMPLER_RT=auto` makes it an ordinary thread while it has a core of its own that
 /// no other process uses either (`host::hostload`, measured over LOAD_WINDOW_MS), and
@@ -44,6 +46,10 @@ pub struct SamplerPlacement {
     cores_quiet: bool,
     /// When the time under the current policy was last accounted.
     since: Instant,
+    /// The highest real-time priority of a CPU thread at the last look (0: none is).
+    cpu_rt_priority: i32,
+    /// The real-time priority the sampler has (0: an ordinary thread).
+    priority: i32,
 }
 
 /// A wake-up of an ordinary-thread sampler this late says another process holds its core
@@ -94,20 +100,30 @@ impl SamplerPlacement {
             load: None,
             cores_quiet: false,
             since: Instant::now(),
+            cpu_rt_priority: 0,
+            priority: 0,
         };
         // Until the first window has shown a core free of other processes: real-time.
         p.set_realtime(policy != Policy::Never);
         p
     }
 
-    /// Switch between the lowest real-time priority and an ordinary thread.
+    /// Switch between real-time (one priority above the CPU threads', at least the lowest)
+    /// and an ordinary thread.
     fn set_realtime(&mut self, on: bool) {
-        if on == self.realtime {
+        // SAFETY: sched_get_priority_max only reads its argument.
+        let max = unsafe { libc::sched_get_priority_max(libc::SCHED_FIFO) }.max(1);
+        let want = if on {
+            (self.cpu_rt_priority + 1).clamp(1, max)
+        } else {
+            0
+        };
+        if on == self.realtime && want == self.priority {
             return;
         }
         self.account_policy_time();
         let (policy, prio) = if on {
-            (libc::SCHED_FIFO, 1)
+            (libc::SCHED_FIFO, want)
         } else {
             (libc::SCHED_OTHER, 0)
         };
@@ -118,6 +134,7 @@ impl SamplerPlacement {
         let rc = unsafe { libc::pthread_setschedparam(libc::pthread_self(), policy, &param) };
         // Refused without the privilege: it stays an ordinary thread.
         self.realtime = on && rc == 0;
+        self.priority = if self.realtime { prio } else { 0 };
     }
 
     /// Look again every REVIEW_MS (CPU threads migrate; CPUs come and go).
@@ -131,6 +148,7 @@ impl SamplerPlacement {
         // accounted from outside).
         self.activity.resize(r.cpus.len(), 0);
         let mut busy = Vec::new();
+        let mut cpu_rt_priority = 0;
         for (st, seen) in r.cpus.iter().zip(self.activity.iter_mut()) {
             let s = &st.schedule;
             let a = s.ticks.load(Ordering::Relaxed)
@@ -139,12 +157,16 @@ impl SamplerPlacement {
             if a != *seen {
                 // Where the thread is now (it migrates between ticks, which come seldom
                 // when samples are taken from outside), else where its last tick ran.
-                let core = thread_core(s.thread_id.load(Ordering::Relaxed))
+                let stat = ThreadStat::of(s.thread_id.load(Ordering::Relaxed));
+                let core = stat
+                    .and_then(|t| t.core)
                     .unwrap_or(s.shared.core.load(Ordering::Relaxed) as usize);
                 busy.push(core);
+                cpu_rt_priority = cpu_rt_priority.max(stat.map_or(0, |t| t.rt_priority));
             }
             *seen = a;
         }
+        self.cpu_rt_priority = cpu_rt_priority;
         let free: Vec<usize> = self
             .allowed
             .iter()
@@ -245,15 +267,27 @@ impl SamplerPlacement {
 /// (measured at 13,333 samples/s with 100 ms: over 1,000 times a second).
 const REVIEW_MS: u64 = 20;
 
-/// The core thread `tid` of this process last ran on (field 39 of its /proc stat line).
-fn thread_core(tid: u32) -> Option<usize> {
-    if tid == 0 {
-        return None;
+/// What the sampler reads of a thread of this process (its /proc stat line).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ThreadStat {
+    /// The core it last ran on (field 39).
+    core: Option<usize>,
+    /// Its real-time priority (field 40), 0 for an ordinary thread.
+    rt_priority: i32,
+}
+
+impl ThreadStat {
+    fn of(tid: u32) -> Option<ThreadStat> {
+        if tid == 0 {
+            return None;
+        }
+        let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).ok()?;
+        // The command name (field 2) is in parentheses and may hold spaces: count after it.
+        let mut rest = stat[stat.rfind(')')? + 1..].split_whitespace().skip(36);
+        let core = rest.next().and_then(|f| f.parse().ok());
+        let rt_priority = rest.next().and_then(|f| f.parse().ok()).unwrap_or(0);
+        Some(ThreadStat { core, rt_priority })
     }
-    let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).ok()?;
-    // The command name (field 2) is in parentheses and may hold spaces: count after it.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(36)?.parse().ok()
 }
 
 /// The host cores the calling thread may run on.
@@ -294,9 +328,29 @@ mod tests {
     fn a_thread_core_is_read_from_proc() {
         let tid = crate::host::tick::thread_id();
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let core = thread_core(tid);
+        let core = ThreadStat::of(tid).and_then(|t| t.core);
         assert!(core.is_some_and(|c| c < cores.max(1024)), "{core:?}");
-        assert_eq!(thread_core(0), None);
-        assert_eq!(thread_core(u32::MAX), None);
+        assert_eq!(ThreadStat::of(0), None);
+        assert_eq!(ThreadStat::of(u32::MAX), None);
+    }
+
+    /// Field 40 of a real-time thread is its priority; an ordinary thread's is 0.
+    #[test]
+    fn a_thread_real_time_priority_is_read_from_proc() {
+        let tid = crate::host::tick::thread_id();
+        assert_eq!(ThreadStat::of(tid).map(|t| t.rt_priority), Some(0));
+        let param = libc::sched_param { sched_priority: 3 };
+        // SAFETY: changes only this test thread's policy; refused without the privilege.
+        let rc =
+            unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_RR, &param) };
+        // SAFETY: geteuid only returns the caller's id.
+        let root = unsafe { libc::geteuid() } == 0;
+        assert!(rc == 0 || !root, "root may make a thread real-time: {rc}");
+        if rc == 0 {
+            assert_eq!(ThreadStat::of(tid).map(|t| t.rt_priority), Some(3));
+            let param = libc::sched_param { sched_priority: 0 };
+            // SAFETY: as above, back to an ordinary thread.
+            unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_OTHER, &param) };
+        }
     }
 }
