@@ -3,7 +3,9 @@
 # the guest's console output, then (trixie) the results the guest wrote to its disk after a
 # line "=== DISK ===". Usage: scripts/linux-guest/run.sh [NUMCPU] [bookworm|trixie]
 # (CPUMODEL=tttt: the machine type, default 2097; HOTPLUG=N: the trixie guest's number of
-# CPU hotplug cycles, default 10)
+# CPU hotplug cycles, default 10). The Hercules is tests/common/dialect.rs's choice:
+# HCPUMF_HERCULES=313 (default: Debian's `hercules`) or hyperion (HCPUMF_HERCULES_BIN, the
+# path of SDL Hyperion's hercules). The last line is "run.sh: Hercules exit status N".
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -21,7 +23,22 @@ if [ -n "${HOTPLUG:-}" ]; then
   ins=$g/linux-hotplug.ins
 fi
 so=${HCPUMF_SO:-$root/target/release/libhcpumf.so}
+# The two Hercules' differences (tests/common/dialect.rs has them all): Hyperion deprecates
+# -d for -n, logs CPU 0's disabled wait as HHC00809I (and stops the CPU), reads its stdin as
+# commands and quits at its end once the CPUs stop, and as root runs every thread SCHED_RR
+# unless it lacks CAP_SYS_NICE (runs hung so on a loaded host).
+herc=(hercules -d)
+wait_msg=HHCCP011I
+dasdinit=dasdinit
+if [ "${HCPUMF_HERCULES:-313}" = hyperion ]; then
+  bin=${HCPUMF_HERCULES_BIN:?HCPUMF_HERCULES=hyperion needs HCPUMF_HERCULES_BIN}
+  herc=("$bin" -n)
+  [ "$(id -u)" != 0 ] || herc=(setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice "${herc[@]}")
+  wait_msg=HHC00809I
+  [ ! -x "$(dirname "$bin")/dasdinit" ] || dasdinit=$(dirname "$bin")/dasdinit
+fi
 {
+  [ "${HCPUMF_HERCULES:-313}" != hyperion ] || echo "LOGOPT NOTIMESTAMP"
   echo "ARCHMODE z/Arch"; echo "MAINSIZE 1024"; echo "NUMCPU $numcpu"
   echo "CPUMODEL ${CPUMODEL:-2097}"
   echo "OSTAILOR LINUX"
@@ -40,17 +57,20 @@ end='SIGP Stop'
 cat > "$work/linux.rc" <<RC
 hao tgt $end
 hao cmd script $work/off.rc
-hao tgt HHCCP011I
+hao tgt $wait_msg
 hao cmd quit
 ipl $ins
 RC
 # The results disk: a raw FBA image of 8 MB (16,384 blocks).
-[ "$rel" = bookworm ] || dasdinit -r "$work/out.fba" 9336 16384 > /dev/null 2>&1
+[ "$rel" = bookworm ] || "$dasdinit" -r "$work/out.fba" 9336 16384 > /dev/null 2>&1
 # The run ends when the guest powers off. A slow host lengthens it rather than failing it:
 # Hercules is stopped only when the console has been silent for STALL seconds (default 180:
 # the guest prints a line at every step) or after MAXTIME seconds in all (default 1800).
-HERCULES_RC="$work/linux.rc" timeout -k 5 "${MAXTIME:-1800}" hercules -d -f "$work/linux.cnf" \
-  > "$work/log" 2>&1 &
+# Hyperion's stdin: a FIFO this script holds open, so that it never reaches its end.
+mkfifo "$work/stdin"
+exec 3<>"$work/stdin"
+HERCULES_RC="$work/linux.rc" timeout -k 5 "${MAXTIME:-1800}" "${herc[@]}" -f "$work/linux.cnf" \
+  <&3 3<&- > "$work/log" 2>&1 &
 pid=$!
 last=$(date +%s); size=0
 while kill -0 "$pid" 2>/dev/null; do
@@ -65,10 +85,13 @@ while kill -0 "$pid" 2>/dev/null; do
     break
   fi
 done
-wait "$pid" 2>/dev/null || true
+status=0
+wait "$pid" 2>/dev/null || status=$?
+exec 3<&-
 cat "$work/log"
 if [ -f "$work/out.fba" ]; then
   echo "=== DISK ==="
   # The guest wrote its results text at the start of the disk, padded with zeros.
   python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); i = d.find(b"HCPUMF-RESULTS"); sys.stdout.write(d[i:].split(b"\0")[0].decode("utf-8", "replace") if i >= 0 else "")' "$work/out.fba"
 fi
+echo "run.sh: Hercules exit status $status"
