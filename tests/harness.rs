@@ -144,6 +144,15 @@ fn both_dialects_are_read() {
         "HHC00814I Processor CP00: SIGP Stop                             (05) CP01, PARM"
     ));
     assert!(!HYPERION.said_sigp_stop("SIGP Stop and store status (09)"));
+    let end = "/HCPUMF-END\nHHC00101I Thread id 1, prio -1, name 'Processor CP00' ended\n";
+    assert!(HYPERION.said_every_cpu_stopped(&format!("{end}run.sh: Hercules exit status 0\n")));
+    assert!(!HYPERION.said_every_cpu_stopped(&format!(
+        "{end}HHC00081I Match at index 01, executing command quit\n\
+         run.sh: Hercules exit status 0"
+    )));
+    assert!(!HYPERION.said_every_cpu_stopped(&format!(
+        "{end}run.sh: Hercules exit status 0 (stopped by run.sh: no console output for 180 s)"
+    )));
 
     let log = "HHCMF021I status\nHHCMF090E cannot start the sampler thread\n\
                HHCMF091E x\nHHCMF999E y\nthread 'a' panicked at\nHHCMF045W z";

@@ -106,7 +106,7 @@ fn samples_and_cycles(log: &str, tag: &str) -> (f64, f64) {
 fn powered_off(log: &str) {
     let end = log.find("HCPUMF-END").unwrap_or(0);
     assert!(
-        common::hercules().said_sigp_stop(&log[end..]),
+        common::hercules().said_every_cpu_stopped(&log[end..]),
         "the guest did not power off:\n{}",
         &log[end..]
     );

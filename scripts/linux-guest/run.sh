@@ -24,9 +24,11 @@ if [ -n "${HOTPLUG:-}" ]; then
 fi
 so=${HCPUMF_SO:-$root/target/release/libhcpumf.so}
 # The two Hercules' differences (tests/common/dialect.rs has them all): Hyperion deprecates
-# -d for -n, logs CPU 0's disabled wait as HHC00809I (and stops the CPU), reads its stdin as
-# commands and quits at its end once the CPUs stop, and as root runs every thread SCHED_RR
-# unless it lacks CAP_SYS_NICE (runs hung so on a loaded host).
+# -d for -n, logs CPU 0's disabled wait as HHC00809I (and stops the CPU), and as root runs
+# every thread SCHED_RR unless it lacks CAP_SYS_NICE (runs hung so on a loaded host). It
+# logs no SIGP Stop (only orders above Restart, esa390.h LOG_SIGPORDER), so the hao rule on
+# it never fires there; but it reads its stdin as commands and, at its end (/dev/null),
+# shuts down by itself once every CPU has stopped (impl.c): when the guest powers off.
 herc=(hercules -d)
 wait_msg=HHCCP011I
 dasdinit=dasdinit
@@ -66,13 +68,10 @@ RC
 # The run ends when the guest powers off. A slow host lengthens it rather than failing it:
 # Hercules is stopped only when the console has been silent for STALL seconds (default 180:
 # the guest prints a line at every step) or after MAXTIME seconds in all (default 1800).
-# Hyperion's stdin: a FIFO this script holds open, so that it never reaches its end.
-mkfifo "$work/stdin"
-exec 3<>"$work/stdin"
 HERCULES_RC="$work/linux.rc" timeout -k 5 "${MAXTIME:-1800}" "${herc[@]}" -f "$work/linux.cnf" \
-  <&3 3<&- > "$work/log" 2>&1 &
+  < /dev/null > "$work/log" 2>&1 &
 pid=$!
-last=$(date +%s); size=0
+last=$(date +%s); size=0; stopped=""
 while kill -0 "$pid" 2>/dev/null; do
   sleep 2
   now=$(date +%s); cur=$(stat -c %s "$work/log" 2>/dev/null || echo 0)
@@ -80,6 +79,7 @@ while kill -0 "$pid" 2>/dev/null; do
     size=$cur; last=$now
   elif [ $((now - last)) -gt "${STALL:-180}" ]; then
     echo "run.sh: no console output for ${STALL:-180} s: stopping Hercules" >> "$work/log"
+    stopped=" (stopped by run.sh: no console output for ${STALL:-180} s)"
     pkill -TERM -P "$pid" 2>/dev/null || true
     kill -TERM "$pid" 2>/dev/null || true
     break
@@ -87,11 +87,10 @@ while kill -0 "$pid" 2>/dev/null; do
 done
 status=0
 wait "$pid" 2>/dev/null || status=$?
-exec 3<&-
 cat "$work/log"
 if [ -f "$work/out.fba" ]; then
   echo "=== DISK ==="
   # The guest wrote its results text at the start of the disk, padded with zeros.
   python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); i = d.find(b"HCPUMF-RESULTS"); sys.stdout.write(d[i:].split(b"\0")[0].decode("utf-8", "replace") if i >= 0 else "")' "$work/out.fba"
 fi
-echo "run.sh: Hercules exit status $status"
+echo "run.sh: Hercules exit status $status$stopped"

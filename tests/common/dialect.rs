@@ -150,6 +150,23 @@ impl Dialect {
         })
     }
 
+    /// Did a guest that powered off after `text` began stop every CPU (`poweroff -f`: the
+    /// kernel stops its CPUs with SIGP stop)? `text` is the end of the output of
+    /// scripts/linux-guest/run.sh. 3.13 logs the SIGP Stop order. Hyperion logs no order up
+    /// to Restart (esa390.h `LOG_SIGPORDER`), but with its stdin at its end it shuts down by
+    /// itself once every CPU has stopped (impl.c), and only then: Hercules ended with exit
+    /// status 0, no automatic-operator command fired (a disabled wait's `quit`) and run.sh
+    /// did not stop it. (Its own shutdown message, HHC01420I, is often lost at that point.)
+    pub fn said_every_cpu_stopped(&self, text: &str) -> bool {
+        match self.which {
+            Hercules::V313 => self.said_sigp_stop(text),
+            Hercules::Hyperion => {
+                !text.contains(self.hao_fired)
+                    && text.trim_end().ends_with("run.sh: Hercules exit status 0")
+            }
+        }
+    }
+
     /// The console commands that take the plugin out and load it again while the guest's
     /// CPUs run. 3.13 unloads a module at any time; Hyperion only while every CPU is stopped
     /// (HHC02253E otherwise), so there the CPUs stop around it and start again.
