@@ -87,8 +87,8 @@ if [ "${HCPUMF_BROWSER_TESTS:-1}" = 0 ]; then
 fi
 step "cargo fmt --check" cargo fmt --all -- --check || true
 step "cargo clippy" cargo clippy --workspace --all-targets --release -- -D warnings || true
-step "build and install (plugin and report tool; ldmod hcpumf works afterwards)" \
-  bash scripts/install.sh || finish
+# (Installed so that `ldmod hcpumf` works afterwards.)
+step "build and install the plugin and the report tool" bash scripts/install.sh || finish
 
 # Hercules 3.13: every test of the workspace, the Linux guests and the browser included.
 # Two Hercules runs go at once.

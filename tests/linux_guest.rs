@@ -36,8 +36,8 @@ fn boot_release(release: &str, cpus: u32, plugin: bool, env: &[(&str, &str)]) ->
             "download",
             &format!(
                 "Debian {release}'s s390x packages could not be downloaded or the guest not \
-                 built (build.sh exit status {:?}): {}",
-                build.status.code(),
+                 built (build.sh {}): {}",
+                build.status,
                 tail.join(" / ")
             ),
         );
