@@ -3,7 +3,11 @@
  * copy of the table; shared/reference/hercules-integration.md); the tick runs on the CPU's
  * thread at an instruction boundary, puts the entries back and calls the Rust core. Also
  * here: presenting a measurement alert, reading a running CPU from the sampler thread, and
- * keeping the first-level instructions the plugin wraps in every CPU's table. */
+ * keeping the first-level instructions the plugin wraps in every CPU's table.
+ *
+ * SDL Hyperion has one opcode table per architecture for all CPUs: arming_hyperion.c gives
+ * each CPU its own copy and arms that; what the tick does once there, the alerts and the
+ * reading of a running CPU are shared and stay here. */
 
 #include "hstdinc.h"
 
@@ -17,7 +21,7 @@
 
 #include "internal.h"
 
-#ifndef HCPUMF_ARMING_ONCE
+#if !defined(HCPUMF_ARMING_ONCE) && !defined(HCPUMF_HYPERION)
 #define HCPUMF_ARMING_ONCE
 /* Opcode-table entries a predicted arming traps at most. */
 #define HCPUMF_FEW 2
@@ -43,7 +47,7 @@ static FUNC *hcpumf_armed_table[MAX_CPU_ENGINES];
 static int ARCH_DEP(hcpumf_present)(REGS *regs, U32 param)
 {
     PSA *psa = (void *)(regs->mainstor + regs->PX);
-    STORAGE_KEY(regs->PX, regs) |= (STORKEY_REF | STORKEY_CHANGE);
+    HCPUMF_MARK_PSA(regs);
     regs->psw.intcode = 0x1407;
     STORE_HW(psa->extcpad, 0);
 #if defined(FEATURE_BCMODE)
@@ -72,15 +76,43 @@ static int ARCH_DEP(hcpumf_timer_due)(REGS *regs)
         || ((regs->ints_mask & BIT(IC_CLKC)) && now + regs->tod_epoch > regs->clkc);
 }
 
+/* The tick once the table is restored, on the CPU's own thread at an instruction boundary
+ * (the instruction `inst` is next): let the Rust core account, sample and decide on an
+ * alert, and present the alert (leaving through longjmp) before the instruction. */
+void ARCH_DEP(hcpumf_tick_common)(BYTE inst[], REGS *regs)
+{
+    hcpumf_view v;
+    U32 param = 0;
+
+    ARCH_DEP(hcpumf_view)(regs, inst, &v);
+    HCPUMF_SET_PSW_IA(regs);
+    v.ia = regs->psw.IA;
+    /* Left for the core to read when it needs it: the TOD clock takes Hercules' TOD lock. */
+    v.tod = 0;
+    /* Only accounting points need it (hw_clock takes Hercules' TOD lock). */
+    v.timer_due = hcpumf_watching(regs->cpuad) && ARCH_DEP(hcpumf_timer_due)(regs);
+    /* The target of an EXECUTE is never interrupted half-way: the alert stays pending. */
+    if (!regs->execflag && hcpumf_tick(&v, &param)) {
+        int rc;
+        OBTAIN_INTLOCK(regs);
+        rc = ARCH_DEP(hcpumf_present)(regs, param);
+        RELEASE_INTLOCK(regs);
+        if (rc)
+            ARCH_DEP(program_interrupt)(regs, rc);
+        longjmp(regs->progjmp, SIE_NO_INTERCEPT);
+    }
+    if (regs->execflag)
+        hcpumf_tick(&v, &param);
+}
+
+#if !defined(HCPUMF_HYPERION)
 /* Runs on the CPU's own thread in place of the next instruction after the sampler armed the
- * CPU's opcode table: restore the table, let the Rust core account, sample and decide on an
- * alert, then execute the instruction (or take the interruption before it). */
+ * CPU's opcode table: restore the table, run the tick, then execute the instruction (or
+ * take the interruption before it). */
 static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
 {
     int cpu = regs->cpuad;
     FUNC orig = hcpumf_saved[cpu][inst[0]];
-    hcpumf_view v;
-    U32 param = 0;
     int k, nfew;
     BYTE few[HCPUMF_FEW];
 
@@ -106,27 +138,10 @@ static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
     for (k = 0; k < nfew; k++)
         if (regs->ARCH_DEP(opcode_table)[few[k]] == (FUNC)ARCH_DEP(hcpumf_tick))
             regs->ARCH_DEP(opcode_table)[few[k]] = hcpumf_saved[cpu][few[k]];
-    ARCH_DEP(hcpumf_view)(regs, inst, &v);
-    SET_PSW_IA(regs);
-    v.ia = regs->psw.IA;
-    /* Left for the core to read when it needs it: tod_clock takes Hercules' TOD lock. */
-    v.tod = 0;
-    /* Only accounting points need it (hw_clock takes Hercules' TOD lock). */
-    v.timer_due = hcpumf_watching(cpu) && ARCH_DEP(hcpumf_timer_due)(regs);
-    /* The target of an EXECUTE is never interrupted half-way: the alert stays pending. */
-    if (!regs->execflag && hcpumf_tick(&v, &param)) {
-        int rc;
-        OBTAIN_INTLOCK(regs);
-        rc = ARCH_DEP(hcpumf_present)(regs, param);
-        RELEASE_INTLOCK(regs);
-        if (rc)
-            ARCH_DEP(program_interrupt)(regs, rc);
-        longjmp(regs->progjmp, SIE_NO_INTERCEPT);
-    }
-    if (regs->execflag)
-        hcpumf_tick(&v, &param);
+    ARCH_DEP(hcpumf_tick_common)(inst, regs);
     orig(inst, regs);
 }
+#endif
 
 /* A CPU in an enabled wait gets a pending alert from another thread (the interrupt lock is
  * held). Only a CPU that is blocked in Hercules' wait (its bit in sysblk.waiting_mask, set
@@ -189,7 +204,7 @@ static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, int accounting, hcpumf_peek *p
         aie2 = r->aie;
         aip2 = r->aip;
         aiv2 = r->AIV;
-        if (aie1 == NULL || aie1 != aie2 || aip1 != aip2 || aiv1 != aiv2)
+        if (!HCPUMF_AIE_VALID(aie1) || aie1 != aie2 || aip1 != aip2 || aiv1 != aiv2)
             continue;
         if (ip < aip1 || ip >= aip1 + PAGEFRAME_PAGESIZE)
             continue;
@@ -212,6 +227,7 @@ static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, int accounting, hcpumf_peek *p
     return 0;
 }
 
+#if !defined(HCPUMF_HYPERION)
 /* Hercules copies the first-level opcode table into each CPU's REGS when the CPU comes
  * online and does not refresh it on ldmod/rmmod, so the first-level instructions the plugin
  * wraps (SIGP, SVC, LPSW) are put into (or taken out of) the tables of online CPUs here. */
@@ -295,18 +311,17 @@ static void ARCH_DEP(hcpumf_unarm)(REGS *regs)
         if (table[i] == trap)
             table[i] = hcpumf_saved[cpu][i];
 }
+#endif /* !HCPUMF_HYPERION */
 
 #if !defined(_GEN_ARCH)
 
-#if defined(_ARCHMODE2)
- #define _GEN_ARCH _ARCHMODE2
- #include "arming.c"
-#endif
-#if defined(_ARCHMODE3)
- #undef _GEN_ARCH
- #define _GEN_ARCH _ARCHMODE3
- #include "arming.c"
-#endif
+#define _GEN_ARCH HCPUMF_ARCH_PASS2
+#include "arming.c"
+#undef _GEN_ARCH
+#define _GEN_ARCH HCPUMF_ARCH_PASS3
+#include "arming.c"
+
+#if !defined(HCPUMF_HYPERION)
 
 static FUNC *hcpumf_current_table(REGS *regs)
 {
@@ -379,12 +394,24 @@ void hcpumf_patch_all(int install)
     }
 }
 
+#endif /* !HCPUMF_HYPERION */
+
 void hcpumf_h_kick_waiting(uint16_t cpu)
 {
     REGS *regs;
-    if (cpu >= MAX_CPU_ENGINES)
+    if (cpu >= HCPUMF_MAX_ENGINES)
         return;
+#if defined(HCPUMF_HYPERION)
+    /* Hyperion's rmmod holds the interrupt lock across the final section, which waits for
+     * this (the sampler) thread to end: never block on it. */
+    while (TRY_OBTAIN_INTLOCK(NULL) != 0) {
+        if (hcpumf_glue_stopping)
+            return;
+        usleep(20);
+    }
+#else
     OBTAIN_INTLOCK(NULL);
+#endif
     regs = sysblk.regs[cpu];
     if (IS_CPU_ONLINE(cpu) && regs) {
         HCPUMF_PER_ARCH(regs, hcpumf_kick, regs);
@@ -396,16 +423,16 @@ int hcpumf_h_peek(uint16_t cpu, int accounting, hcpumf_peek *out)
 {
     REGS *regs;
     int rc = 0;
-    if (cpu >= MAX_CPU_ENGINES)
+    if (cpu >= HCPUMF_MAX_ENGINES)
         return 0;
     memset(out, 0, sizeof(*out));
     obtain_lock(&sysblk.cpulock[cpu]);
     regs = sysblk.regs[cpu];
     if (IS_CPU_ONLINE(cpu) && regs) {
         switch (regs->arch_mode) {
-        case ARCH_370: rc = s370_hcpumf_peek_regs(regs, accounting, out); break;
-        case ARCH_390: rc = s390_hcpumf_peek_regs(regs, accounting, out); break;
-        case ARCH_900: rc = z900_hcpumf_peek_regs(regs, accounting, out); break;
+        case HCPUMF_ARCH_370: rc = s370_hcpumf_peek_regs(regs, accounting, out); break;
+        case HCPUMF_ARCH_390: rc = s390_hcpumf_peek_regs(regs, accounting, out); break;
+        case HCPUMF_ARCH_900: rc = z900_hcpumf_peek_regs(regs, accounting, out); break;
         }
     }
     release_lock(&sysblk.cpulock[cpu]);

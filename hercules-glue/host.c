@@ -1,7 +1,8 @@
 /* hcpumf glue: host services and the HDL sections. The services table the Rust core calls
  * (console log, main storage, CPU states and clocks, arming), the hooks Hercules calls
  * (console commands, resets) and the module's dependency, registration, instruction and
- * final sections, which the Rust cdylib's exported HDL entry points forward to. */
+ * final sections, which the Rust cdylib's exported HDL entry points forward to. The
+ * services are shared; SDL Hyperion's hooks and sections are in hyperion.c. */
 
 #include "hstdinc.h"
 
@@ -15,32 +16,21 @@
 
 #include "internal.h"
 
-/* The HDL entry points are exported by the Rust side (see hcpumf_hdl in glue.h). */
-#undef HDL_DEPC
-#undef HDL_RESO
-#undef HDL_INIT
-#undef HDL_FINI
-#undef HDL_DINS
-#define HDL_DEPC hcpumf_glue_depc
-#define HDL_RESO hcpumf_glue_reso
-#define HDL_INIT hcpumf_glue_init
-#define HDL_FINI hcpumf_glue_fini
-#define HDL_DINS hcpumf_glue_dins
+/* The HDL entry points are exported by the Rust side (see hcpumf_hdl in glue.h); compat.h
+ * gives the glue's sections the names hcpumf_glue_*. */
 
 #if !defined(_GEN_ARCH)
 
-#if defined(_ARCHMODE2)
- #define _GEN_ARCH _ARCHMODE2
- #include "host.c"
-#endif
-#if defined(_ARCHMODE3)
- #undef _GEN_ARCH
- #define _GEN_ARCH _ARCHMODE3
- #include "host.c"
-#endif
+#define _GEN_ARCH HCPUMF_ARCH_PASS2
+#include "host.c"
+#undef _GEN_ARCH
+#define _GEN_ARCH HCPUMF_ARCH_PASS3
+#include "host.c"
 
 /* The table of services given to the Rust core at load. */
 static hcpumf_host hcpumf_host_services;
+
+volatile int hcpumf_glue_stopping;
 
 static void hcpumf_h_log(const char *line)
 {
@@ -65,8 +55,7 @@ static void hcpumf_h_mark_changed(uint64_t abs)
 {
     /* Atomic: the sampler thread sets them while the CPUs' threads change keys. */
     if (abs < sysblk.mainsize)
-        __atomic_fetch_or(&STORAGE_KEY(abs, &sysblk), STORKEY_REF | STORKEY_CHANGE,
-                          __ATOMIC_RELAXED);
+        HCPUMF_MARK_FRAME(abs, STORKEY_REF | STORKEY_CHANGE);
 }
 
 static uint16_t hcpumf_h_machine_type(void)
@@ -76,12 +65,12 @@ static uint16_t hcpumf_h_machine_type(void)
 
 static int hcpumf_h_cpu_online(uint16_t cpu)
 {
-    return cpu < MAX_CPU_ENGINES && IS_CPU_ONLINE(cpu);
+    return cpu < HCPUMF_MAX_ENGINES && IS_CPU_ONLINE(cpu);
 }
 
 static uint16_t hcpumf_h_max_cpu(void)
 {
-    return MAX_CPU_ENGINES - 1;
+    return HCPUMF_MAX_ENGINES - 1;
 }
 
 static uint64_t hcpumf_h_thread_cputime_ns(uint16_t cpu)
@@ -89,7 +78,7 @@ static uint64_t hcpumf_h_thread_cputime_ns(uint16_t cpu)
     clockid_t cid;
     struct timespec ts;
     uint64_t ns = 0;
-    if (cpu >= MAX_CPU_ENGINES)
+    if (cpu >= HCPUMF_MAX_ENGINES)
         return 0;
     obtain_lock(&sysblk.cpulock[cpu]);
     if (IS_CPU_ONLINE(cpu) && pthread_getcpuclockid(sysblk.cputid[cpu], &cid) == 0
@@ -102,7 +91,7 @@ static uint64_t hcpumf_h_thread_cputime_ns(uint16_t cpu)
 static uint64_t hcpumf_h_instcount(uint16_t cpu)
 {
     uint64_t n = 0;
-    if (cpu >= MAX_CPU_ENGINES)
+    if (cpu >= HCPUMF_MAX_ENGINES)
         return 0;
     obtain_lock(&sysblk.cpulock[cpu]);
     if (IS_CPU_ONLINE(cpu) && sysblk.regs[cpu])
@@ -114,9 +103,9 @@ static uint64_t hcpumf_h_instcount(uint16_t cpu)
 static uint64_t hcpumf_h_tod(void)
 {
     int cpu;
-    for (cpu = 0; cpu < MAX_CPU_ENGINES; cpu++)
+    for (cpu = 0; cpu < HCPUMF_MAX_ENGINES; cpu++)
         if (IS_CPU_ONLINE(cpu) && sysblk.regs[cpu])
-            return (uint64_t)tod_clock(sysblk.regs[cpu]) << 8;
+            return HCPUMF_TOD(sysblk.regs[cpu]) << 8;
     return (uint64_t)hw_clock() << 8;
 }
 
@@ -125,7 +114,7 @@ static uint8_t hcpumf_h_cpu_state(uint16_t cpu, uint8_t *state)
     REGS *regs;
     uint8_t arch = 255;
     *state = 0;
-    if (cpu >= MAX_CPU_ENGINES)
+    if (cpu >= HCPUMF_MAX_ENGINES)
         return arch;
     obtain_lock(&sysblk.cpulock[cpu]);
     regs = sysblk.regs[cpu];
@@ -137,6 +126,29 @@ static uint8_t hcpumf_h_cpu_state(uint16_t cpu, uint8_t *state)
     release_lock(&sysblk.cpulock[cpu]);
     return arch;
 }
+
+void hcpumf_services_load(void)
+{
+    hcpumf_host *h = &hcpumf_host_services;
+    hcpumf_glue_stopping = 0;
+    h->log = hcpumf_h_log;
+    h->mainstor = hcpumf_h_mainstor;
+    h->mainlock = hcpumf_h_mainlock;
+    h->mark_changed = hcpumf_h_mark_changed;
+    h->arm = hcpumf_h_arm;
+    h->kick_waiting = hcpumf_h_kick_waiting;
+    h->machine_type = hcpumf_h_machine_type;
+    h->cpu_online = hcpumf_h_cpu_online;
+    h->max_cpu = hcpumf_h_max_cpu;
+    h->thread_cputime_ns = hcpumf_h_thread_cputime_ns;
+    h->instcount = hcpumf_h_instcount;
+    h->tod = hcpumf_h_tod;
+    h->cpu_state = hcpumf_h_cpu_state;
+    h->peek = hcpumf_h_peek;
+    hcpumf_load(h);
+}
+
+#if !defined(HCPUMF_HYPERION)
 
 /* ---------------------------------------------------------------- Hercules hooks ------ */
 
@@ -172,24 +184,9 @@ END_DEPENDENCY_SECTION;
 
 HDL_REGISTER_SECTION;
 {
-    hcpumf_host *h = &hcpumf_host_services;
-    h->log = hcpumf_h_log;
-    h->mainstor = hcpumf_h_mainstor;
-    h->mainlock = hcpumf_h_mainlock;
-    h->mark_changed = hcpumf_h_mark_changed;
-    h->arm = hcpumf_h_arm;
-    h->kick_waiting = hcpumf_h_kick_waiting;
-    h->machine_type = hcpumf_h_machine_type;
-    h->cpu_online = hcpumf_h_cpu_online;
-    h->max_cpu = hcpumf_h_max_cpu;
-    h->thread_cputime_ns = hcpumf_h_thread_cputime_ns;
-    h->instcount = hcpumf_h_instcount;
-    h->tod = hcpumf_h_tod;
-    h->cpu_state = hcpumf_h_cpu_state;
-    h->peek = hcpumf_h_peek;
     HDL_REGISTER(system_command, hcpumf_system_command);
     HDL_REGISTER(debug_cpu_state, hcpumf_debug_cpu_state);
-    hcpumf_load(h);
+    hcpumf_services_load();
 }
 END_REGISTER_SECTION;
 
@@ -200,31 +197,10 @@ END_RESOLVER_SECTION;
 
 HDL_INSTRUCTION_SECTION;
 {
-    /* S/370 and ESA/390 get the instructions too; the Rust core answers with an operation
-     * exception there unless the operator allowed those architectures. */
-    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB280, hcpumf_lpp);
-    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB284, hcpumf_lcctl);
-    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB285, hcpumf_lpctl);
-    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB286, hcpumf_qsi);
-    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB287, hcpumf_lsctl);
-    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB28E, hcpumf_qctri);
-    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB2E0, hcpumf_scctr);
-    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB2E1, hcpumf_spctr);
-    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB2E4, hcpumf_ecctr);
-    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB2E5, hcpumf_epctr);
-    HDL_DEFINST(HDL_INSTARCH_ALL, 0xB2ED, hcpumf_ecpga);
-    HDL_DEFINST(HDL_INSTARCH_ALL, 0xEB17, hcpumf_stcctm);
-    HDL_DEFINST(HDL_INSTARCH_ALL, 0xAE, hcpumf_sigp);
-    HDL_DEFINST(HDL_INSTARCH_ALL, 0x0A, hcpumf_svc);
-    HDL_DEFINST(HDL_INSTARCH_ALL, 0x82, hcpumf_lpsw);
-    HDL_DEFINST(HDL_INSTARCH_900, 0xB2B2, hcpumf_lpswe);
+#define HCPUMF_DEFINE(_archs, _op, _fn, _slot) HCPUMF_DEF_INST(_archs, _op, _fn);
+    HCPUMF_INSTRUCTIONS(HCPUMF_DEFINE)
+#undef HCPUMF_DEFINE
     HDL_DEFINST(HDL_INSTARCH_900, 0xB2B0, hcpumf_stfle);
-    HDL_DEFINST(HDL_INSTARCH_390 | HDL_INSTARCH_900, 0xB220, hcpumf_servc);
-    HDL_DEFINST(HDL_INSTARCH_390 | HDL_INSTARCH_900, 0xB93E, hcpumf_kimd);
-    HDL_DEFINST(HDL_INSTARCH_390 | HDL_INSTARCH_900, 0xB93F, hcpumf_klmd);
-    HDL_DEFINST(HDL_INSTARCH_390 | HDL_INSTARCH_900, 0xB92E, hcpumf_km);
-    HDL_DEFINST(HDL_INSTARCH_390 | HDL_INSTARCH_900, 0xB92F, hcpumf_kmc);
-    HDL_DEFINST(HDL_INSTARCH_390 | HDL_INSTARCH_900, 0xB91E, hcpumf_kmac);
     hcpumf_patch_all(1);
 }
 END_INSTRUCTION_SECTION;
@@ -233,7 +209,7 @@ HDL_FINAL_SECTION;
 {
     int cpu;
     hcpumf_unload();
-    for (cpu = 0; cpu < MAX_CPU_ENGINES; cpu++)
+    for (cpu = 0; cpu < HCPUMF_MAX_ENGINES; cpu++)
         hcpumf_disarm(cpu);
     hcpumf_patch_all(0);
     /* Let a CPU that is inside the tick or one of the instructions leave the module. */
@@ -253,5 +229,7 @@ static void __attribute__((constructor)) hcpumf_glue_register(void)
 {
     hcpumf_register_hdl(&hcpumf_hdl_sections);
 }
+
+#endif /* !HCPUMF_HYPERION */
 
 #endif /* !defined(_GEN_ARCH) */

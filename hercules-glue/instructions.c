@@ -17,6 +17,42 @@
 
 #include "internal.h"
 
+#if !defined(HCPUMF_INSTRUCTIONS_ONCE)
+#define HCPUMF_INSTRUCTIONS_ONCE
+/* Per CPU: the instruction that ended Hyperion's batch and is to be executed next. */
+static BYTE *hcpumf_settled[HCPUMF_MAX_ENGINES];
+#endif
+
+/* SDL Hyperion adds the instructions of run_cpu's inner loop (up to 256) to regs->instcount
+ * when the loop ends, or breaks because ip reached aie; an interruption's longjmp adds them
+ * only once the system was IPLed. So an instruction that reads the count (a counter
+ * instruction, a problem-state switch) first ends the batch: the first time, it marks the
+ * instruction-fetch accelerator for a refetch (PSEUDO_INVALID_AIE, as Hyperion's branches to
+ * another page do, which leaves the PSW address and ip as they are), returns 1 and is not
+ * executed; run_cpu adds the batch and fetches it again, and the second time it returns 0
+ * with the count current (within one instruction). Not for the target of an EXECUTE (the
+ * EXECUTE has completed) nor for SIE guests: those read the count as it is. */
+int ARCH_DEP(hcpumf_settle)(BYTE inst[], REGS *regs)
+{
+#if defined(HCPUMF_HYPERION)
+    int cpu = regs->cpuad;
+    if (regs->execflag || regs->hostregs != regs || SIE_MODE(regs) || cpu >= HCPUMF_MAX_ENGINES
+        || regs->aie == INVALID_AIE)
+        return 0;
+    if (hcpumf_settled[cpu] == inst) {
+        hcpumf_settled[cpu] = NULL;
+        return 0;
+    }
+    hcpumf_settled[cpu] = inst;
+    regs->aie = PSEUDO_INVALID_AIE;
+    return 1;
+#else
+    UNREFERENCED(inst);
+    UNREFERENCED(regs);
+    return 0;
+#endif
+}
+
 /* The issuing CPU's state, as the Rust core sees it (crates/arch/src/cpu.rs). */
 void ARCH_DEP(hcpumf_view)(REGS *regs, BYTE inst[], hcpumf_view *v)
 {
@@ -36,7 +72,7 @@ void ARCH_DEP(hcpumf_view)(REGS *regs, BYTE inst[], hcpumf_view *v)
      * present at this boundary. */
     v->ext_higher = (OPEN_IC_INTKEY(regs) || OPEN_IC_MALFALT(regs) || OPEN_IC_EMERSIG(regs)
                      || OPEN_IC_EXTCALL(regs)
-                     || (OPEN_IC_CLKC(regs) && tod_clock(regs) > regs->clkc)
+                     || (OPEN_IC_CLKC(regs) && HCPUMF_CLKC_PASSED(regs))
                      || (OPEN_IC_PTIMER(regs) && CPU_TIMER(regs) < 0)
                      || OPEN_IC_ITIMER(regs) || OPEN_IC_ECPSVTIMER(regs)) ? 1 : 0;
     v->ilen = len;
@@ -82,6 +118,9 @@ static void ARCH_DEP(hcpumf_s_format)(BYTE inst[], REGS *regs, U32 op, int fetch
     BYTE operand[64];
     U16 pgm;
 
+    /* LCCTL starts and stops counting: the count at the instruction. */
+    if (op == 0xB284)
+        HCPUMF_SETTLE_INSTCOUNT(inst, regs);
     ARCH_DEP(hcpumf_view)(regs, inst, &v);
     S(inst, regs, b2, addr);
     v.addr = addr;
@@ -90,7 +129,7 @@ static void ARCH_DEP(hcpumf_s_format)(BYTE inst[], REGS *regs, U32 op, int fetch
         ARCH_DEP(program_interrupt)(regs, pgm);
     if (fetch_len)
         ARCH_DEP(vfetchc)(operand, fetch_len - 1, addr, b2, regs);
-    v.tod = tod_clock(regs) << 8;
+    v.tod = HCPUMF_TOD(regs) << 8;
     hcpumf_execute(op, &v, operand, fetch_len, &res);
     ARCH_DEP(hcpumf_finish)(regs, 0, b2, addr, &res);
 }
@@ -103,6 +142,7 @@ static void ARCH_DEP(hcpumf_rre_format)(BYTE inst[], REGS *regs, U32 op)
     hcpumf_result res;
     U16 pgm;
 
+    HCPUMF_SETTLE_INSTCOUNT(inst, regs);
     ARCH_DEP(hcpumf_view)(regs, inst, &v);
     RRE(inst, regs, r1, r2);
     v.r1 = HCPUMF_GR(regs, r1);
@@ -135,6 +175,7 @@ DEF_INST(hcpumf_stcctm)
     hcpumf_result res;
     U16 pgm;
 
+    HCPUMF_SETTLE_INSTCOUNT(inst, regs);
     ARCH_DEP(hcpumf_view)(regs, inst, &v);
     RSY(inst, regs, r1, m3, b2, addr);
     v.r1 = HCPUMF_GR(regs, r1);
@@ -147,14 +188,18 @@ DEF_INST(hcpumf_stcctm)
     ARCH_DEP(hcpumf_finish)(regs, r1, b2, addr, &res);
 }
 
+#if !defined(HCPUMF_HYPERION)
 /* Exported by libherc (esame.c) but not declared in its headers. */
 BYTE *ARCH_DEP(adjust_stfl_data)(int *data_len, REGS *regs);
+#endif
 
-/* B2B0 STFLE: Hercules' list plus the facility bits the Rust core reports (40, 67, 68, 142).
- * Replaced rather than patched because bit 142 lies beyond Hercules' 16-byte list. */
+/* B2B0 STFLE (Hercules 3.13 only): Hercules' list plus the facility bits the Rust core
+ * reports (40, 67, 68, 142). Replaced rather than patched because bit 142 lies beyond
+ * Hercules' 16-byte list. Hyperion's STFLE reads its own facility list, which holds the bits
+ * while the plugin is loaded (hyperion.c). */
 DEF_INST(hcpumf_stfle)
 {
-#if defined(FEATURE_STORE_FACILITY_LIST_EXTENDED)
+#if defined(HCPUMF_STFLE)
     int b2, ndbl, nmax, data_len, cc;
     VADR addr;
     BYTE list[32];
@@ -198,7 +243,7 @@ DEF_INST(hcpumf_sigp)
     RS_B(inst, regs, r1, r3, b2, addr);
     /* Hercules' SIGP may leave through longjmp (RETURN_INTCHECK), so this comes first. */
     hcpumf_sigp(&v, addr & 0xFF, regs->GR_LHL(r3));
-    ARCH_DEP(signal_processor)(inst, regs);
+    HCPUMF_PREV(HCPUMF_W_SIGP, signal_processor)(inst, regs);
 }
 
 /* B220 SERVC: Hercules performs the SCLP command; for "configure CPU" the Rust core first
@@ -215,7 +260,7 @@ DEF_INST(hcpumf_servc)
     /* Hercules' SERVC may leave through a program interruption (longjmp): this comes first,
      * and resets only a CPU outside the configuration, which nothing can observe. */
     hcpumf_servc(&v, regs->GR_L(r1));
-    ARCH_DEP(service_call)(inst, regs);
+    HCPUMF_PREV(HCPUMF_W_SERVC, service_call)(inst, regs);
 }
 
 /* Instructions that change the problem-state bit (SVC in, LPSW/LPSWE out): while the
@@ -245,30 +290,50 @@ static int ARCH_DEP(hcpumf_peek_problem)(BYTE inst[], REGS *regs)
     return (regs->mainstor[raddr] & 0x01) ? 1 : 0;
 }
 
-static void ARCH_DEP(hcpumf_switch)(BYTE inst[], REGS *regs)
+/* Returns 1 when the instruction is to be fetched again (hcpumf_settle). */
+static int ARCH_DEP(hcpumf_switch)(BYTE inst[], REGS *regs)
 {
     hcpumf_view v;
     int next;
     if (!hcpumf_watching(regs->cpuad))
-        return;
+        return 0;
+    if (ARCH_DEP(hcpumf_settle)(inst, regs))
+        return 1;
     ARCH_DEP(hcpumf_view)(regs, inst, &v);
     /* SVC enters the supervisor state; LPSW and LPSWE load the operand's state. */
     next = inst[0] == 0x0A ? 0 : ARCH_DEP(hcpumf_peek_problem)(inst, regs);
     hcpumf_state_change(&v, next);
+    return 0;
 }
-DEF_INST(hcpumf_svc)  { ARCH_DEP(hcpumf_switch)(inst, regs); ARCH_DEP(supervisor_call)(inst, regs); }
-DEF_INST(hcpumf_lpsw) { ARCH_DEP(hcpumf_switch)(inst, regs); ARCH_DEP(load_program_status_word)(inst, regs); }
-#if defined(FEATURE_ESAME)
-DEF_INST(hcpumf_lpswe) { ARCH_DEP(hcpumf_switch)(inst, regs); ARCH_DEP(load_program_status_word_extended)(inst, regs); }
+DEF_INST(hcpumf_svc)
+{
+    if (ARCH_DEP(hcpumf_switch)(inst, regs))
+        return;
+    HCPUMF_PREV(HCPUMF_W_SVC, supervisor_call)(inst, regs);
+}
+DEF_INST(hcpumf_lpsw)
+{
+    if (ARCH_DEP(hcpumf_switch)(inst, regs))
+        return;
+    HCPUMF_PREV(HCPUMF_W_LPSW, load_program_status_word)(inst, regs);
+}
+#if defined(HCPUMF_ZARCH)
+DEF_INST(hcpumf_lpswe)
+{
+    if (ARCH_DEP(hcpumf_switch)(inst, regs))
+        return;
+    HCPUMF_PREV(HCPUMF_W_LPSWE, load_program_status_word_extended)(inst, regs);
+}
 #else
 /* Registered for z/Architecture only. */
 DEF_INST(hcpumf_lpswe) { UNREFERENCED(inst); ARCH_DEP(program_interrupt)(regs, PGM_OPERATION_EXCEPTION); }
 #endif
 
-#if defined(FEATURE_MESSAGE_SECURITY_ASSIST)
-/* CPACF instructions: pass through to Hercules' implementation and report the function and
+#if defined(HCPUMF_MSA)
+/* CPACF instructions: pass through to Hercules' implementation (3.13's own; with Hyperion,
+ * the one in its table at load, normally the dyncrypt module's) and report the function and
  * the host CPU time it took to the crypto-activity counters. */
-static void ARCH_DEP(hcpumf_cpacf)(BYTE inst[], REGS *regs, U32 op, zz_func real)
+static void ARCH_DEP(hcpumf_cpacf)(BYTE inst[], REGS *regs, U32 op, hcpumf_func real)
 {
     struct timespec t0, t1;
     U16 cpu = regs->cpuad;
@@ -280,11 +345,14 @@ static void ARCH_DEP(hcpumf_cpacf)(BYTE inst[], REGS *regs, U32 op, zz_func real
     hcpumf_crypto_end(cpu, op, fc,
                       (U64)(t1.tv_sec - t0.tv_sec) * 1000000000ULL + t1.tv_nsec - t0.tv_nsec);
 }
-DEF_INST(hcpumf_kimd) { ARCH_DEP(hcpumf_cpacf)(inst, regs, 0xB93E, ARCH_DEP(compute_intermediate_message_digest_r)); }
-DEF_INST(hcpumf_klmd) { ARCH_DEP(hcpumf_cpacf)(inst, regs, 0xB93F, ARCH_DEP(compute_last_message_digest_r)); }
-DEF_INST(hcpumf_km)   { ARCH_DEP(hcpumf_cpacf)(inst, regs, 0xB92E, ARCH_DEP(cipher_message_r)); }
-DEF_INST(hcpumf_kmc)  { ARCH_DEP(hcpumf_cpacf)(inst, regs, 0xB92F, ARCH_DEP(cipher_message_with_chaining_r)); }
-DEF_INST(hcpumf_kmac) { ARCH_DEP(hcpumf_cpacf)(inst, regs, 0xB91E, ARCH_DEP(compute_message_authentication_code_r)); }
+#define HCPUMF_CPACF(_op, _slot, _name) \
+    ARCH_DEP(hcpumf_cpacf)(inst, regs, _op, (hcpumf_func)HCPUMF_PREV(_slot, _name))
+DEF_INST(hcpumf_kimd) { HCPUMF_CPACF(0xB93E, HCPUMF_W_KIMD, compute_intermediate_message_digest_r); }
+DEF_INST(hcpumf_klmd) { HCPUMF_CPACF(0xB93F, HCPUMF_W_KLMD, compute_last_message_digest_r); }
+DEF_INST(hcpumf_km)   { HCPUMF_CPACF(0xB92E, HCPUMF_W_KM, cipher_message_r); }
+DEF_INST(hcpumf_kmc)  { HCPUMF_CPACF(0xB92F, HCPUMF_W_KMC, cipher_message_with_chaining_r); }
+DEF_INST(hcpumf_kmac) { HCPUMF_CPACF(0xB91E, HCPUMF_W_KMAC, compute_message_authentication_code_r); }
+#undef HCPUMF_CPACF
 #else
 /* Registered only where the message-security assist exists. */
 DEF_INST(hcpumf_kimd) { UNREFERENCED(inst); ARCH_DEP(program_interrupt)(regs, PGM_OPERATION_EXCEPTION); }
@@ -296,14 +364,10 @@ DEF_INST(hcpumf_kmac) { UNREFERENCED(inst); ARCH_DEP(program_interrupt)(regs, PG
 
 #if !defined(_GEN_ARCH)
 
-#if defined(_ARCHMODE2)
- #define _GEN_ARCH _ARCHMODE2
- #include "instructions.c"
-#endif
-#if defined(_ARCHMODE3)
- #undef _GEN_ARCH
- #define _GEN_ARCH _ARCHMODE3
- #include "instructions.c"
-#endif
+#define _GEN_ARCH HCPUMF_ARCH_PASS2
+#include "instructions.c"
+#undef _GEN_ARCH
+#define _GEN_ARCH HCPUMF_ARCH_PASS3
+#include "instructions.c"
 
 #endif /* !defined(_GEN_ARCH) */

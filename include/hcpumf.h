@@ -148,6 +148,7 @@ void hcpumf_command(int32_t argc, const char *const *argv, const char *cmdline);
  */
 void hcpumf_register_hdl(const hcpumf_hdl *sections);
 
+#if !defined(HCPUMF_HYPERION)
 /**
  * HDL dependency section (structure sizes and versions must match Hercules').
  *
@@ -155,7 +156,9 @@ void hcpumf_register_hdl(const hcpumf_hdl *sections);
  * Called by Hercules' HDL loader with its version-check callback.
  */
 int32_t hdl_depc(void *vers);
+#endif
 
+#if !defined(HCPUMF_HYPERION)
 /**
  * HDL resolver section.
  *
@@ -163,7 +166,9 @@ int32_t hdl_depc(void *vers);
  * Called by Hercules' HDL loader.
  */
 void hdl_reso(void *fent);
+#endif
 
+#if !defined(HCPUMF_HYPERION)
 /**
  * HDL registration section (hooks, console command, start of the plugin).
  *
@@ -171,7 +176,9 @@ void hdl_reso(void *fent);
  * Called by Hercules' HDL loader.
  */
 void hdl_init(void *regi);
+#endif
 
+#if !defined(HCPUMF_HYPERION)
 /**
  * HDL instruction section (the CPU-measurement opcodes).
  *
@@ -179,7 +186,9 @@ void hdl_init(void *regi);
  * Called by Hercules' HDL loader.
  */
 void hdl_dins(void *dins);
+#endif
 
+#if !defined(HCPUMF_HYPERION)
 /**
  * HDL final section (rmmod and shutdown).
  *
@@ -187,5 +196,60 @@ void hdl_dins(void *dins);
  * Called by Hercules' HDL loader.
  */
 int32_t hdl_fini(void);
+#endif
+
+#if defined(HCPUMF_HYPERION)
+/**
+ * Hyperion's dependency section: versions and sizes of HERCULES, REGS, DEVBLK and SYSBLK
+ * must be those of the Hercules loading the plugin (the glue explains a mismatch).
+ *
+ * # Safety
+ * Called by Hyperion's HDL loader with its version-check callback.
+ */
+int32_t hdl_check_depends_ep(void *depchk);
+#endif
+
+#if defined(HCPUMF_HYPERION)
+/**
+ * Hyperion's registration section (hooks, console command, start of the plugin).
+ *
+ * # Safety
+ * Called by Hyperion's HDL loader.
+ */
+void hdl_register_symbols_ep(void *regsym);
+#endif
+
+#if defined(HCPUMF_HYPERION)
+/**
+ * Hyperion's resolver section (run again for every module at each ldmod and rmmod).
+ *
+ * # Safety
+ * Called by Hyperion's HDL loader.
+ */
+void hdl_resolve_symbols_ep(void *getsym);
+#endif
+
+#if defined(HCPUMF_HYPERION)
+/**
+ * Hyperion's instruction section. Hyperion runs it with every CPU stopped and the interrupt
+ * lock held, so no guest can see part of the set: the facilities are installed first,
+ * because the glue's section puts their bits into Hyperion's facility list, which follows
+ * [`services::installed`].
+ *
+ * # Safety
+ * Called by Hyperion's HDL loader.
+ */
+void hdl_define_instructs_ep(void *defins);
+#endif
+
+#if defined(HCPUMF_HYPERION)
+/**
+ * Hyperion's final section (rmmod, with every CPU stopped, and shutdown).
+ *
+ * # Safety
+ * Called by Hyperion's HDL loader.
+ */
+int32_t hdl_on_module_unload_ep(void);
+#endif
 
 #endif /* HCPUMF_H */

@@ -93,12 +93,13 @@ pub unsafe extern "C" fn hcpumf_register_hdl(sections: *const hcpumf_hdl) {
     );
 }
 
-/// HDL dependency section (structure sizes and versions must match Hercules').
-///
-/// # Safety
-/// Called by Hercules' HDL loader with its version-check callback.
-#[no_mangle]
-pub unsafe extern "C" fn hdl_depc(vers: *mut c_void) -> i32 {
+// The HDL entry points Hercules looks up by name. Hercules 3.13 calls them hdl_depc,
+// hdl_reso, hdl_init, hdl_dins and hdl_fini; SDL Hyperion 4.x hdl_check_depends_ep,
+// hdl_resolve_symbols_ep, hdl_register_symbols_ep, hdl_define_instructs_ep and
+// hdl_on_module_unload_ep (build.rs sets `hercules_hyperion` for a Hyperion tree). Both
+// forward to the glue's sections; only the cdylib's Rust exports are visible to Hercules.
+
+fn section_depc(vers: *mut c_void) -> i32 {
     match hdl().and_then(|h| h.depc) {
         // SAFETY: forwards Hercules' argument to the glue's section.
         Some(f) => unsafe { f(vers) },
@@ -106,40 +107,73 @@ pub unsafe extern "C" fn hdl_depc(vers: *mut c_void) -> i32 {
     }
 }
 
-/// HDL resolver section.
-///
-/// # Safety
-/// Called by Hercules' HDL loader.
-#[no_mangle]
-pub unsafe extern "C" fn hdl_reso(fent: *mut c_void) {
+fn section_reso(fent: *mut c_void) {
     if let Some(f) = hdl().and_then(|h| h.reso) {
         // SAFETY: forwards Hercules' argument to the glue's section.
         unsafe { f(fent) }
     }
 }
 
-/// HDL registration section (hooks, console command, start of the plugin).
-///
-/// # Safety
-/// Called by Hercules' HDL loader.
-#[no_mangle]
-pub unsafe extern "C" fn hdl_init(regi: *mut c_void) {
+fn section_init(regi: *mut c_void) {
     if let Some(f) = hdl().and_then(|h| h.init) {
         // SAFETY: forwards Hercules' argument to the glue's section.
         unsafe { f(regi) }
     }
 }
 
-/// HDL instruction section (the CPU-measurement opcodes).
-///
-/// # Safety
-/// Called by Hercules' HDL loader.
-#[no_mangle]
-pub unsafe extern "C" fn hdl_dins(dins: *mut c_void) {
+fn section_dins(dins: *mut c_void) {
     if let Some(f) = hdl().and_then(|h| h.dins) {
         // SAFETY: forwards Hercules' argument to the glue's section.
         unsafe { f(dins) }
     }
+}
+
+fn section_fini() -> i32 {
+    match hdl().and_then(|h| h.fini) {
+        // SAFETY: calls the glue's final section.
+        Some(f) => unsafe { f() },
+        None => 0,
+    }
+}
+
+/// HDL dependency section (structure sizes and versions must match Hercules').
+///
+/// # Safety
+/// Called by Hercules' HDL loader with its version-check callback.
+#[cfg(not(hercules_hyperion))]
+#[no_mangle]
+pub unsafe extern "C" fn hdl_depc(vers: *mut c_void) -> i32 {
+    section_depc(vers)
+}
+
+/// HDL resolver section.
+///
+/// # Safety
+/// Called by Hercules' HDL loader.
+#[cfg(not(hercules_hyperion))]
+#[no_mangle]
+pub unsafe extern "C" fn hdl_reso(fent: *mut c_void) {
+    section_reso(fent)
+}
+
+/// HDL registration section (hooks, console command, start of the plugin).
+///
+/// # Safety
+/// Called by Hercules' HDL loader.
+#[cfg(not(hercules_hyperion))]
+#[no_mangle]
+pub unsafe extern "C" fn hdl_init(regi: *mut c_void) {
+    section_init(regi)
+}
+
+/// HDL instruction section (the CPU-measurement opcodes).
+///
+/// # Safety
+/// Called by Hercules' HDL loader.
+#[cfg(not(hercules_hyperion))]
+#[no_mangle]
+pub unsafe extern "C" fn hdl_dins(dins: *mut c_void) {
+    section_dins(dins);
     // Every instruction is in Hercules' tables now: they work from here on, all at once.
     services::set_installed(true);
 }
@@ -148,13 +182,65 @@ pub unsafe extern "C" fn hdl_dins(dins: *mut c_void) {
 ///
 /// # Safety
 /// Called by Hercules' HDL loader.
+#[cfg(not(hercules_hyperion))]
 #[no_mangle]
 pub unsafe extern "C" fn hdl_fini() -> i32 {
-    match hdl().and_then(|h| h.fini) {
-        // SAFETY: calls the glue's final section.
-        Some(f) => unsafe { f() },
-        None => 0,
-    }
+    section_fini()
+}
+
+/// Hyperion's dependency section: versions and sizes of HERCULES, REGS, DEVBLK and SYSBLK
+/// must be those of the Hercules loading the plugin (the glue explains a mismatch).
+///
+/// # Safety
+/// Called by Hyperion's HDL loader with its version-check callback.
+#[cfg(hercules_hyperion)]
+#[no_mangle]
+pub unsafe extern "C" fn hdl_check_depends_ep(depchk: *mut c_void) -> i32 {
+    section_depc(depchk)
+}
+
+/// Hyperion's registration section (hooks, console command, start of the plugin).
+///
+/// # Safety
+/// Called by Hyperion's HDL loader.
+#[cfg(hercules_hyperion)]
+#[no_mangle]
+pub unsafe extern "C" fn hdl_register_symbols_ep(regsym: *mut c_void) {
+    section_init(regsym)
+}
+
+/// Hyperion's resolver section (run again for every module at each ldmod and rmmod).
+///
+/// # Safety
+/// Called by Hyperion's HDL loader.
+#[cfg(hercules_hyperion)]
+#[no_mangle]
+pub unsafe extern "C" fn hdl_resolve_symbols_ep(getsym: *mut c_void) {
+    section_reso(getsym)
+}
+
+/// Hyperion's instruction section. Hyperion runs it with every CPU stopped and the interrupt
+/// lock held, so no guest can see part of the set: the facilities are installed first,
+/// because the glue's section puts their bits into Hyperion's facility list, which follows
+/// [`services::installed`].
+///
+/// # Safety
+/// Called by Hyperion's HDL loader.
+#[cfg(hercules_hyperion)]
+#[no_mangle]
+pub unsafe extern "C" fn hdl_define_instructs_ep(defins: *mut c_void) {
+    services::set_installed(true);
+    section_dins(defins);
+}
+
+/// Hyperion's final section (rmmod, with every CPU stopped, and shutdown).
+///
+/// # Safety
+/// Called by Hyperion's HDL loader.
+#[cfg(hercules_hyperion)]
+#[no_mangle]
+pub unsafe extern "C" fn hdl_on_module_unload_ep() -> i32 {
+    section_fini()
 }
 
 #[cfg(test)]
