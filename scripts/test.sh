@@ -18,6 +18,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 export PATH="$HOME/.cargo/bin:$PATH"
+# The 3.13 part runs Debian's hercules whatever the caller's environment says.
+unset HCPUMF_HERCULES HCPUMF_HERCULES_BIN
 logs=$root/target/test-logs
 rm -rf "$logs"
 mkdir -p "$logs"
@@ -93,7 +95,8 @@ step "build and install the plugin and the report tool" bash scripts/install.sh 
 # Hercules 3.13: every test of the workspace, the Linux guests and the browser included.
 # Two Hercules runs go at once.
 export HCPUMF_SO="$root/target/release/libhcpumf.so"
-step "tests 3.13" cargo_tests "tests 3.13" "$logs/313.records" HCPUMF_HERCULES=313 -- \
+# (HCPUMF_HERCULES unset: 3.13 for the tests, and for build.rs as install.sh built it.)
+step "tests 3.13" cargo_tests "tests 3.13" "$logs/313.records" -- \
   --workspace --release --no-fail-fast -- --test-threads=2 || true
 
 # SDL Hyperion: the plugin's tests (unit tests and every scripted run, the Linux guests
@@ -110,7 +113,9 @@ hyperion_env() {
   if [ -n "$script" ]; then
     local out
     out=$(bash "$script") || return 1
+    set -a
     eval "$out"
+    set +a
   fi
   [ -n "${HYPERION_SRC:-}" ] && [ -x "${HYPERION_HERCULES:-}" ] || {
     echo "test.sh: no SDL Hyperion: scripts/hyperion.sh is missing and HCPUMF_HYPERION_SH," \
@@ -151,7 +156,7 @@ if [ "${HCPUMF_HYPERION:-1}" = 0 ]; then
   skip_step hyperion "SDL Hyperion: every test" "HCPUMF_HYPERION=0"
 elif step "SDL Hyperion: build or find it (scripts/hyperion.sh)" hyperion_env \
   && step "SDL Hyperion: build the plugin for it (target/hyperion)" \
-       env CARGO_TARGET_DIR=target/hyperion HERCULES_SRC="$HYPERION_SRC" \
+       env HCPUMF_HERCULES=hyperion CARGO_TARGET_DIR=target/hyperion HERCULES_SRC="$HYPERION_SRC" \
        cargo build --release -p hcpumf; then
   hso=$root/target/hyperion/release/libhcpumf.so
   step "tests hyperion" cargo_tests "tests hyperion" "$logs/hyperion.records" \

@@ -51,6 +51,9 @@ pub struct Dialect {
     /// A configuration statement Hercules refused (3.13 ends on one by itself; Hyperion goes
     /// on with exit status 0).
     pub config_error: &'static [&'static str],
+    /// The doublewords of Hercules' facility list, which STFLE reports (3.13: 3, bits up to
+    /// 191; Hyperion 4.9.0: 4, its stfl.h `STFL_IBM_LAST_BIT` being 200).
+    pub stfle_doublewords: u64,
 }
 
 /// Debian's Hercules 3.13.
@@ -67,6 +70,7 @@ pub static V313: Dialect = Dialect {
     module_loaded: "HHCHD101I",
     module_failed: &["HHCHD011I", "HHCHD014E"],
     config_error: &[],
+    stfle_doublewords: 3,
 };
 
 /// SDL Hyperion 4.x.
@@ -83,6 +87,7 @@ pub static HYPERION: Dialect = Dialect {
     module_loaded: "HHC01527I",
     module_failed: &["HHC01509I", "HHC01510I", "HHC01516E", "HHC01518E"],
     config_error: &["HHC01441E"],
+    stfle_doublewords: 4,
 };
 
 /// The Hercules of this test run (`HCPUMF_HERCULES`).
