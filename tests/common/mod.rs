@@ -387,49 +387,42 @@ pub fn run_binary(bin: &Path, dir: &Path, cfg: &Config) -> Outcome {
     std::fs::write(&check, k).expect("write check");
 
     let mut attempt = 1;
-    let ran =
-        loop {
-            let ran = run_hercules(&conf, &rc, dir, cfg);
-            let problems = problems(&ran, cfg, &so);
-            if !ran.operator_missed() {
-                if !problems.is_empty() {
-                    panic!(
-                        "{} run failed: {}\n{}",
-                        d.name,
-                        problems.join("; "),
-                        ran.log
-                    );
-                }
-                break ran;
-            }
-            // Hercules 3.13's automatic operator occasionally never fires on a disabled-wait
-            // message it was told to watch (seen on CI without the plugin loaded): the run would
-            // otherwise hang until the timeout. Nothing of the guest's result is lost by running
-            // it again, provided nothing else went wrong: a crash, a caught panic, or an exit
-            // status the plugin may have caused is never run again.
-            let why =
-                format!(
-            "{}: the automatic operator missed CPU 0's disabled wait (attempt {attempt}, {}, \
-             Hercules {})",
-            d.name,
-            if cfg.plugin { "plugin loaded" } else { "no plugin" },
-            ended(ran.status, cfg.timeout)
-        );
-            if attempt >= 3 {
-                panic!("{why}; giving up after 3 attempts:\n{}", ran.log);
-            }
-            if cfg.plugin && !problems.is_empty() {
-                panic!(
-                    "{why}; not run again, the run did not end cleanly: {}\n{}",
-                    problems.join("; "),
-                    ran.log
-                );
-            }
-            note_retry(&format!("{}: {why}", dir.display()));
-            eprintln!("harness: the log of the missed run:\n{}", ran.log);
-            attempt += 1;
+    let ran = loop {
+        let ran = run_hercules(&conf, &rc, dir, cfg);
+        // Kept for a look afterwards, whatever happened (a retried run's beside it).
+        let kept = match attempt {
+            1 => "hercules.log".to_string(),
+            n => format!("hercules.{n}.log"),
         };
-    std::fs::write(dir.join("hercules.log"), &ran.log).ok();
+        std::fs::write(dir.join(kept), &ran.log).ok();
+        let problems = problems(&ran, cfg, &so);
+        if !ran.operator_missed() {
+            if !problems.is_empty() {
+                let problems = problems.join("; ");
+                panic!("{} run failed: {problems}\n{}", d.name, ran.log);
+            }
+            break ran;
+        }
+        // Hercules 3.13's automatic operator occasionally never fires on a disabled-wait
+        // message it was told to watch (seen on CI without the plugin loaded): the run would
+        // otherwise hang until the timeout. Nothing of the guest's result is lost by running
+        // it again, provided nothing else went wrong: a crash, a caught panic, or an exit
+        // status the plugin may have caused is never run again.
+        let why = missed(attempt, cfg, &ran);
+        if attempt >= 3 {
+            panic!("{why}; giving up after 3 attempts:\n{}", ran.log);
+        }
+        if cfg.plugin && !problems.is_empty() {
+            let problems = problems.join("; ");
+            panic!(
+                "{why}; not run again, the run did not end cleanly: {problems}\n{}",
+                ran.log
+            );
+        }
+        note_retry(&format!("{}: {why}", dir.display()));
+        eprintln!("harness: the log of the missed run:\n{}", ran.log);
+        attempt += 1;
+    };
     let log = ran.log;
     let storage = d.parse_displays(&log);
     Outcome {
@@ -438,6 +431,21 @@ pub fn run_binary(bin: &Path, dir: &Path, cfg: &Config) -> Outcome {
         dir: dir.to_path_buf(),
         busiest_thread_ns: ran.busiest,
     }
+}
+
+/// An automatic-operator miss, in words.
+fn missed(attempt: u32, cfg: &Config, ran: &Ran) -> String {
+    let plugin = if cfg.plugin {
+        "plugin loaded"
+    } else {
+        "no plugin"
+    };
+    let ended = ended(ran.status, cfg.timeout);
+    format!(
+        "{}: the automatic operator missed CPU 0's disabled wait (attempt {attempt}, {plugin}, \
+         Hercules {ended})",
+        hercules().name
+    )
 }
 
 /// What went wrong in a run, in words (empty: nothing).
