@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Debian's Chromium for the browser test of hcpumf-report's HTML page (tests/report_html.rs,
-# which renders the page headless and passes with a note when no browser is installed).
+# which renders the page headless, and records a skip when no browser is installed).
 # Idempotent; scripts/test.sh runs it before the tests unless HCPUMF_BROWSER_TESTS=0.
 set -euo pipefail
 if [ "${HCPUMF_BROWSER_TESTS:-1}" = 0 ]; then
-  echo "setup-browser: HCPUMF_BROWSER_TESTS=0, no browser installed (the page's browser test will skip)"
+  echo "setup-browser: HCPUMF_BROWSER_TESTS=0, no browser installed (the page's browser test will record an allowed skip)"
   exit 0
 fi
 SUDO=""

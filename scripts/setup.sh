@@ -35,7 +35,9 @@ rust_ok() {
   cargo fmt --version >/dev/null 2>&1 && cargo clippy --version >/dev/null 2>&1
 }
 
-pkgs=(hercules binutils-s390x-linux-gnu libclang-dev clang zlib1g-dev libbz2-dev dpkg-dev build-essential cpio time curl ca-certificates xz-utils python3)
+# regina-rexx: SDL Hyperion's own instruction tests (tests/runtest) check their output with
+# a REXX script; scripts/test.sh runs them with the plugin loaded.
+pkgs=(hercules binutils-s390x-linux-gnu libclang-dev clang zlib1g-dev libbz2-dev dpkg-dev build-essential cpio time curl ca-certificates xz-utils python3 regina-rexx)
 rust_pkgs=()
 if ! rust_ok; then
   case "$codename" in

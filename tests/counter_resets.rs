@@ -289,9 +289,10 @@ fn a_cpu_configured_again_through_the_sclp_starts_from_an_initial_cpu_reset() {
     // Both commands accepted (cc 0) and completed (reason 0, response 0x20).
     assert_eq!((out.u32(0x3000), out.u32(0x3004)), (0, 0), "{}", out.log);
     assert_eq!((out.u16(0x3008), out.u16(0x300a)), (0x0020, 0x0020));
-    assert!(out.said("HHCCP008I CPU0001 thread ended"), "{}", out.log);
+    let d = hercules();
+    assert!(out.said(&d.cpu_thread_ended(1)), "{}", out.log);
     assert_eq!(
-        out.log.matches("HHCCP002I CPU0001 thread started").count(),
+        out.log.matches(&d.cpu_thread_started(1)).count(),
         2,
         "{}",
         out.log

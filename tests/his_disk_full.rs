@@ -1,71 +1,57 @@
 //! A HIS run whose disk fills: the .SMP file is complete up to its last full block, the .CNT
 //! and .MAP (whose space is reserved at BEGIN) are whole, and the console says what happened
-//! when it happened. The small disk is a tmpfs the test mounts when it runs as root, otherwise
-//! a file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored) that Hercules inherits.
+//! when it happened. The small disk is a tmpfs the test mounts, so it needs root (and a
+//! system that lets it mount); without one each test records a skip (`common::skip`, not a
+//! pass). A per-file size limit (RLIMIT_FSIZE) is no substitute: every file would get its
+//! own limit, and the claim that the reserved .CNT and .MAP stay whole when the disk is full
+//! could not fail.
 mod common;
 use common::*;
 use hcpumf_formats::{cnt, map, sdb, smp};
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::Mutex;
 
-// The file-size limit (when there is no tmpfs) is the process's: one test at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-/// A directory where writing fails after about `kib` KiB.
+/// A directory where writing fails after about `kib` KiB: a tmpfs of that size.
 struct SmallDisk {
     dir: PathBuf,
-    mounted: bool,
 }
 
 impl SmallDisk {
-    fn new(kib: u64) -> SmallDisk {
+    /// The small disk, or None (a skip recorded) when it cannot be mounted here.
+    fn new(kib: u64) -> Option<SmallDisk> {
         let dir = scratch("his-small-disk");
         // SAFETY: geteuid has no preconditions.
-        let root = unsafe { libc::geteuid() } == 0;
-        // HCPUMF_TEST_NO_TMPFS=1 tries the file-size limit as root, too.
-        if root && std::env::var_os("HCPUMF_TEST_NO_TMPFS").is_none() {
-            let ok = Command::new("mount")
-                .args(["-t", "tmpfs", "-o", &format!("size={kib}k"), "hcpumf-test"])
-                .arg(&dir)
-                .status()
-                .map(|s| s.success())
-                .unwrap_or(false);
-            if ok {
-                return SmallDisk { dir, mounted: true };
+        if unsafe { libc::geteuid() } != 0 {
+            skip("root", "mounting the small disk (a tmpfs) needs root");
+            return None;
+        }
+        let out = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={kib}k"), "hcpumf-test"])
+            .arg(&dir)
+            .output();
+        match out {
+            Ok(o) if o.status.success() => Some(SmallDisk { dir }),
+            Ok(o) => {
+                skip(
+                    "root",
+                    &format!(
+                        "mount -t tmpfs failed: {}",
+                        String::from_utf8_lossy(&o.stderr).trim()
+                    ),
+                );
+                None
             }
-        }
-        // Not root, or no mount in this container: limit the size of every file this process
-        // and its children (Hercules) write, and have writes beyond it fail with EFBIG.
-        let lim = libc::rlimit {
-            rlim_cur: kib * 1024,
-            rlim_max: libc::RLIM_INFINITY,
-        };
-        // SAFETY: plain system calls on this process; this test binary runs one test.
-        unsafe {
-            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-            assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &lim), 0);
-        }
-        eprintln!("small disk: RLIMIT_FSIZE {kib} KiB (no tmpfs)");
-        SmallDisk {
-            dir,
-            mounted: false,
+            Err(e) => {
+                skip("root", &format!("mount: {e}"));
+                None
+            }
         }
     }
 }
 
 impl Drop for SmallDisk {
     fn drop(&mut self) {
-        if self.mounted {
-            let _ = Command::new("umount").arg(&self.dir).status();
-        } else {
-            let lim = libc::rlimit {
-                rlim_cur: libc::RLIM_INFINITY,
-                rlim_max: libc::RLIM_INFINITY,
-            };
-            // SAFETY: a plain system call on this process.
-            unsafe { libc::setrlimit(libc::RLIMIT_FSIZE, &lim) };
-        }
+        let _ = Command::new("umount").arg(&self.dir).status();
     }
 }
 
@@ -74,8 +60,9 @@ fn a_full_disk_leaves_whole_files_and_says_so() {
     // 512 KiB: the .CNT, the .MAP and the .MAPX (192 KiB reserved) fit, the samples of
     // ~13,000/s (about
     // 430 KB/s) fill the rest within the first second of the workload.
-    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let disk = SmallDisk::new(512);
+    let Some(disk) = SmallDisk::new(512) else {
+        return;
+    };
     let cfg = Config {
         before: vec![format!(
             "hcpumf his begin sampfreq=800000 map=yes mvs=yes path={}",
@@ -184,8 +171,9 @@ fn a_full_disk_leaves_whole_files_and_says_so() {
 
 #[test]
 fn dataloss_stop_ends_the_run_when_the_disk_fills() {
-    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let disk = SmallDisk::new(512);
+    let Some(disk) = SmallDisk::new(512) else {
+        return;
+    };
     let cfg = Config {
         before: vec![format!(
             "hcpumf his begin dataloss=stop sampfreq=800000 path={}",
@@ -216,9 +204,10 @@ fn dataloss_stop_ends_the_run_when_the_disk_fills() {
 
 #[test]
 fn a_begin_that_cannot_reserve_its_files_starts_nothing() {
-    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // 64 KiB: room for the .CNT, not for the 128-KiB .MAP reservation.
-    let disk = SmallDisk::new(64);
+    let Some(disk) = SmallDisk::new(64) else {
+        return;
+    };
     let cfg = Config {
         before: vec![
             format!("hcpumf his begin map=yes path={}", disk.dir.display()),

@@ -4,7 +4,11 @@
 //! CPU-MF error. Without the plugin the facilities are absent and the guest still runs to its
 //! end. Debian 13's (Linux 6.12, perf 6.12, s390-tools 2.35) runs on 4 CPUs of a z14: per-CPU
 //! counting, sampling of every CPU, CPU hotplug while both measure, and AUX-mode diagnostic
-//! sampling. Skips (with a message) only when the Debian packages cannot be downloaded.
+//! sampling. Skips (recorded, `common::skip`: not a pass) only when the Debian packages
+//! cannot be downloaded or the guest cannot be built from them. Runs on either Hercules
+//! (`HCPUMF_HERCULES`, scripts/linux-guest/run.sh) and fails, as every Hercules run of the
+//! tests, on a caught panic, a panic message, a signal or an exit status but 0.
+mod common;
 use std::process::Command;
 use std::sync::Mutex;
 
@@ -24,9 +28,18 @@ fn boot_release(release: &str, cpus: u32, plugin: bool, env: &[(&str, &str)]) ->
         .output()
         .expect("bash");
     if !build.status.success() {
-        eprintln!(
-            "linux_guest: SKIPPED: the Debian s390x packages could not be downloaded or built:\n{}",
-            String::from_utf8_lossy(&build.stderr)
+        let err = String::from_utf8_lossy(&build.stderr);
+        eprintln!("linux_guest: scripts/linux-guest/build.sh {release}:\n{err}");
+        let tail: Vec<&str> = err.lines().rev().take(3).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        common::skip(
+            "download",
+            &format!(
+                "Debian {release}'s s390x packages could not be downloaded or the guest not \
+                 built (build.sh {}): {}",
+                build.status,
+                tail.join(" / ")
+            ),
         );
         return None;
     }
@@ -66,6 +79,13 @@ fn boot_release(release: &str, cpus: u32, plugin: bool, env: &[(&str, &str)]) ->
     let keep = std::env::temp_dir().join(format!("hcpumf-linux-guest-{release}-{plugin}.log"));
     std::fs::write(&keep, &log).ok();
     eprintln!("linux_guest: console output in {}", keep.display());
+    let fatal = common::fatal_lines(&log);
+    assert!(fatal.is_empty(), "{}\n{log}", fatal.join("\n"));
+    assert!(
+        log.trim_end().ends_with("run.sh: Hercules exit status 0"),
+        "Hercules did not end cleanly ({}):\n{log}",
+        log.lines().last().unwrap_or_default()
+    );
     Some(log)
 }
 
@@ -107,7 +127,7 @@ fn samples_and_cycles(log: &str, tag: &str) -> (f64, f64) {
 fn powered_off(log: &str) {
     let end = log.find("HCPUMF-END").unwrap_or(0);
     assert!(
-        log[end..].contains("SIGP Stop (05)"),
+        common::hercules().said_every_cpu_stopped(&log[end..]),
         "the guest did not power off:\n{}",
         &log[end..]
     );

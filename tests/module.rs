@@ -46,11 +46,9 @@ fn a_reload_while_sampling_starts_every_cpu_afresh_and_each_samples_again() {
         numcpu: 4,
         start_all: true,
         timeout: 180,
-        during: vec![
-            "pause 3".into(),
-            format!("rmmod {}", so.display()),
-            format!("ldmod {}", so.display()),
-        ],
+        // Hyperion unloads a module only while every CPU is stopped: there the CPUs stop
+        // around the reload (dialect.rs).
+        during: [vec!["pause 3".into()], hercules().reload_while_running(&so)].concat(),
         show: vec![(0x3000, 0x100), (0x37f0, 0x110)],
         after: vec!["hcpumf status".into()],
         ..Config::default()

@@ -14,7 +14,7 @@ fn an_s370_guest_samples_without_measurement_alerts() {
     };
     let out = run("s370_sampling", &cfg);
     // No interruption: the external new PSW would have ended the run with code E1.
-    assert!(out.said("HHCCP011I CPU0000: Disabled wait"), "{}", out.log);
+    assert!(out.reached_disabled_wait(), "{}", out.log);
     assert!(
         !out.said("000000E1"),
         "an external interruption: {}",

@@ -3,7 +3,9 @@
 # the guest's console output, then (trixie) the results the guest wrote to its disk after a
 # line "=== DISK ===". Usage: scripts/linux-guest/run.sh [NUMCPU] [bookworm|trixie]
 # (CPUMODEL=tttt: the machine type, default 2097; HOTPLUG=N: the trixie guest's number of
-# CPU hotplug cycles, default 10)
+# CPU hotplug cycles, default 10). The Hercules is tests/common/dialect.rs's choice:
+# HCPUMF_HERCULES=313 (default: Debian's `hercules`) or hyperion (HCPUMF_HERCULES_BIN, the
+# path of SDL Hyperion's hercules). The last line is "run.sh: Hercules exit status N".
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -21,7 +23,24 @@ if [ -n "${HOTPLUG:-}" ]; then
   ins=$g/linux-hotplug.ins
 fi
 so=${HCPUMF_SO:-$root/target/release/libhcpumf.so}
+# The two Hercules' differences (tests/common/dialect.rs has them all): Hyperion deprecates
+# -d for -n, logs CPU 0's disabled wait as HHC00809I (and stops the CPU), and as root runs
+# every thread SCHED_RR unless it lacks CAP_SYS_NICE (runs hung so on a loaded host). It
+# logs no SIGP Stop (only orders above Restart, esa390.h LOG_SIGPORDER), so the hao rule on
+# it never fires there; but it reads its stdin as commands and, at its end (/dev/null),
+# shuts down by itself once every CPU has stopped (impl.c): when the guest powers off.
+herc=(hercules -d)
+wait_msg=HHCCP011I
+dasdinit=dasdinit
+if [ "${HCPUMF_HERCULES:-313}" = hyperion ]; then
+  bin=${HCPUMF_HERCULES_BIN:?HCPUMF_HERCULES=hyperion needs HCPUMF_HERCULES_BIN}
+  herc=("$bin" -n)
+  [ "$(id -u)" != 0 ] || herc=(setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice "${herc[@]}")
+  wait_msg=HHC00809I
+  [ ! -x "$(dirname "$bin")/dasdinit" ] || dasdinit=$(dirname "$bin")/dasdinit
+fi
 {
+  [ "${HCPUMF_HERCULES:-313}" != hyperion ] || echo "LOGOPT NOTIMESTAMP"
   echo "ARCHMODE z/Arch"; echo "MAINSIZE 1024"; echo "NUMCPU $numcpu"
   echo "CPUMODEL ${CPUMODEL:-2097}"
   echo "OSTAILOR LINUX"
@@ -40,19 +59,19 @@ end='SIGP Stop'
 cat > "$work/linux.rc" <<RC
 hao tgt $end
 hao cmd script $work/off.rc
-hao tgt HHCCP011I
+hao tgt $wait_msg
 hao cmd quit
 ipl $ins
 RC
 # The results disk: a raw FBA image of 8 MB (16,384 blocks).
-[ "$rel" = bookworm ] || dasdinit -r "$work/out.fba" 9336 16384 > /dev/null 2>&1
+[ "$rel" = bookworm ] || "$dasdinit" -r "$work/out.fba" 9336 16384 > /dev/null 2>&1
 # The run ends when the guest powers off. A slow host lengthens it rather than failing it:
 # Hercules is stopped only when the console has been silent for STALL seconds (default 180:
 # the guest prints a line at every step) or after MAXTIME seconds in all (default 1800).
-HERCULES_RC="$work/linux.rc" timeout -k 5 "${MAXTIME:-1800}" hercules -d -f "$work/linux.cnf" \
-  > "$work/log" 2>&1 &
+HERCULES_RC="$work/linux.rc" timeout -k 5 "${MAXTIME:-1800}" "${herc[@]}" -f "$work/linux.cnf" \
+  < /dev/null > "$work/log" 2>&1 &
 pid=$!
-last=$(date +%s); size=0
+last=$(date +%s); size=0; stopped=""
 while kill -0 "$pid" 2>/dev/null; do
   sleep 2
   now=$(date +%s); cur=$(stat -c %s "$work/log" 2>/dev/null || echo 0)
@@ -60,15 +79,18 @@ while kill -0 "$pid" 2>/dev/null; do
     size=$cur; last=$now
   elif [ $((now - last)) -gt "${STALL:-180}" ]; then
     echo "run.sh: no console output for ${STALL:-180} s: stopping Hercules" >> "$work/log"
+    stopped=" (stopped by run.sh: no console output for ${STALL:-180} s)"
     pkill -TERM -P "$pid" 2>/dev/null || true
     kill -TERM "$pid" 2>/dev/null || true
     break
   fi
 done
-wait "$pid" 2>/dev/null || true
+status=0
+wait "$pid" 2>/dev/null || status=$?
 cat "$work/log"
 if [ -f "$work/out.fba" ]; then
   echo "=== DISK ==="
   # The guest wrote its results text at the start of the disk, padded with zeros.
   python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); i = d.find(b"HCPUMF-RESULTS"); sys.stdout.write(d[i:].split(b"\0")[0].decode("utf-8", "replace") if i >= 0 else "")' "$work/out.fba"
 fi
+echo "run.sh: Hercules exit status $status$stopped"

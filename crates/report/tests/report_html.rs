@@ -5,8 +5,13 @@
 //! graph's frames, the timeline and the counter charts.
 //!
 //! Debian's `chromium` is needed (`scripts/setup-browser.sh` installs it; `scripts/test.sh`
-//! runs that first). Without it the test says so and passes: set HCPUMF_CHROMIUM to a
-//! browser binary to use another. HCPUMF_SCREENSHOT=FILE also writes a PNG of the page.
+//! runs that first). Without it the test records a skip (`tests/common/skip.rs`: counted as
+//! skipped, not passed; CI fails on it unless `HCPUMF_BROWSER_TESTS=0` said so): set
+//! HCPUMF_CHROMIUM to a browser binary to use another. HCPUMF_SCREENSHOT=FILE also writes a
+//! PNG of the page.
+
+#[path = "../../../tests/common/skip.rs"]
+mod skip;
 
 use hcpumf_formats::counter_sets::CounterSet;
 use hcpumf_formats::{cnt, int, smp};
@@ -198,11 +203,11 @@ fn attribute<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
 #[test]
 fn the_page_renders_in_chromium_with_flame_graph_and_timeline() {
     let Some(browser) = chromium() else {
-        println!(
-            "SKIPPED: no chromium found (scripts/setup-browser.sh installs Debian's; or set \
-             HCPUMF_CHROMIUM)"
+        skip::skip(
+            "browser",
+            "no chromium found (scripts/setup-browser.sh installs Debian's; or set \
+             HCPUMF_CHROMIUM)",
         );
-        eprintln!("report_html: SKIPPED, no chromium found");
         return;
     };
     let d = run_dir();
