@@ -43,9 +43,11 @@
 #define HCPUMF_FEW 2
 /* Shared between the three architecture passes. */
 static hcpumf_host hcpumf_host_services;
-/* 0 idle, 1 arming, 2 armed; one cache line per CPU, so that arming one CPU does not take
- * the line from under the others' ticks. `nfew` entries `few` were armed (a prediction of
- * the opcodes the CPU executes next), or every entry when nfew is 0. */
+/* 0 idle, 1 arming (the sampler writes the table), 2 armed, 3 taken (a tick is putting back
+ * the entries of the arming it took; the sampler arms nothing meanwhile, see hcpumf_tick);
+ * one cache line per CPU, so that arming one CPU does not take the line from under the
+ * others' ticks. `nfew` entries `few` were armed (a prediction of the opcodes the CPU
+ * executes next), or every entry when nfew is 0. */
 static struct {
     volatile int s;
     volatile int nfew;
@@ -409,21 +411,27 @@ static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
      * microsecond): wait for it, or this very entry could be the only one the guest uses. */
     while (hcpumf_armstate(cpu) == 1)
         __builtin_ia32_pause();
-    /* The predicted entries of this arming, read while the state says armed: the sampler
-     * changes them only after the state has left 2. */
-    nfew = hcpumf_armstate_[cpu].nfew;
-    few[0] = hcpumf_armstate_[cpu].few[0];
-    few[1] = hcpumf_armstate_[cpu].few[1];
-    if (!__sync_bool_compare_and_swap(&hcpumf_armstate(cpu), 2, 0)) {
+    /* Take the arming (2 -> 3) before putting its predicted entries back, and let the
+     * sampler arm again (-> 0) only after. Released first, the sampler could make a new
+     * arming in between (it escalates a CPU it still sees armed until the Rust tick below
+     * says otherwise) whose entries of these very opcodes, the ones the CPU is executing,
+     * this loop would then put back: the new arming would never trap, and the glue, seeing
+     * it in place, would refuse the sampler's next armings (issue 21: milliseconds without
+     * a sample, until the sampler's "lost and made again"). */
+    if (!__sync_bool_compare_and_swap(&hcpumf_armstate(cpu), 2, 3)) {
         /* A left-over entry of an earlier arming. */
         orig(inst, regs);
         return;
     }
     /* A predicted arming trapped only a few entries: put the other back now rather than let
-     * it trap once more later. */
+     * it trap once more later. They are this arming's: none newer exists while it is taken. */
+    nfew = hcpumf_armstate_[cpu].nfew;
+    few[0] = hcpumf_armstate_[cpu].few[0];
+    few[1] = hcpumf_armstate_[cpu].few[1];
     for (k = 0; k < nfew; k++)
         if (regs->ARCH_DEP(opcode_table)[few[k]] == (FUNC)ARCH_DEP(hcpumf_tick))
             regs->ARCH_DEP(opcode_table)[few[k]] = hcpumf_saved[cpu][few[k]];
+    __atomic_store_n(&hcpumf_armstate(cpu), 0, __ATOMIC_RELEASE);
     ARCH_DEP(hcpumf_view)(regs, inst, &v);
     SET_PSW_IA(regs);
     v.ia = regs->psw.IA;
@@ -695,6 +703,9 @@ static int hcpumf_h_arm(uint16_t cpu, int all)
         release_lock(&sysblk.cpulock[cpu]);
         return 0;
     }
+    /* Not while a tick has the previous arming taken (3): it is putting back entries that
+     * this arming would trap. The CPU is at an instruction boundary in its tick, which posts
+     * the CPU's next deadline; rc 1 tells the sampler nothing was armed. */
     if (IS_CPU_ONLINE(cpu) && regs && !regs->sie_active
         && (__sync_bool_compare_and_swap(&hcpumf_armstate(cpu), 0, 1)
             || __sync_bool_compare_and_swap(&hcpumf_armstate(cpu), 2, 1))) {
