@@ -14,7 +14,7 @@ use crate::host::placement::SamplerPlacement;
 use crate::host::remote;
 use crate::host::schedule::{SchedPrivate, SchedShared, TickSchedule};
 use crate::host::services::{host, log};
-use crate::host::state::{rt, Runtime};
+use crate::host::state::{rt, Runtime, LATE_STEPS_US};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -86,8 +86,10 @@ fn scheduler_loop() {
             if late > st.oversleep_max.load(Ordering::Relaxed) {
                 st.oversleep_max.store(late, Ordering::Relaxed);
             }
-            if late > 1_000_000 {
-                bump(&st.oversleeps_1ms, 1);
+            for (n, us) in st.oversleeps.iter().zip(LATE_STEPS_US) {
+                if late > us * 1000 {
+                    bump(n, 1);
+                }
             }
             placement.woke(late);
         }

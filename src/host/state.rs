@@ -54,6 +54,9 @@ pub struct Runtime {
     pub scheduler: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
+/// The lateness steps (us) of the scheduler's wake-ups that `hcpumf status` counts.
+pub const LATE_STEPS_US: [u64; 7] = [100, 200, 500, 1_000, 2_000, 5_000, 10_000];
+
 /// The scheduler thread's sleep and wake-up statistics.
 #[derive(Debug, Default)]
 pub struct SchedulerState {
@@ -61,10 +64,11 @@ pub struct SchedulerState {
     /// earlier tick wakes it.
     pub sleep_target: AtomicU64,
     /// The scheduler's timed sleeps, and how late the host woke it (ns): the most, and how
-    /// often by more than a millisecond (`hcpumf status`: late wake-ups delay samples).
+    /// often by more than each of LATE_STEPS_US (`hcpumf status`: a wake-up L late leaves
+    /// the samples due in L untaken, and those of an activation that ends meanwhile missed).
     pub sleeps: AtomicU64,
     pub oversleep_max: AtomicU64,
-    pub oversleeps_1ms: AtomicU64,
+    pub oversleeps: [AtomicU64; LATE_STEPS_US.len()],
     /// Time the sampler spent as a real-time thread, and as an ordinary one (ns), and the
     /// times it turned real-time after a late wake-up or missed intervals.
     pub realtime_ns: AtomicU64,
