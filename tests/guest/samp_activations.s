@@ -39,13 +39,16 @@
 #   interruption (code << 32 | parameter)   +0xa0 TEAR or DEAR changed   +0xa8 trailer or
 #   storage below DEAR changed (the block's trailer must stay zero)
 #   every kind but 5: +0xb0 the fewest entries an activation stored, +0xb8 the most
+# Every activation of CPU a, round r (0, 1, ...), kind k but 5 at 0x200000 + a * 0x10000 +
+# (r * 7 + k) * 24: entries stored, cycles, instructions (basic counters 0 and 1) of its spin.
 # 0x3200 + a * 8: SPX operands; 0x3700 tickets, 0x3708 CPUs done, 0x3780 STAP slots.
 # In CPU a's own prefix area (real, 0x300000 + a * 0x2000): 0xd00 external handler's save
 # area; 0xe00 request block; 0xe80 external interruptions taken, 0xe88 the last one (code
 # << 32 | parameter); 0xea0 + 8k cycles at kind k's activation, 0xee0 + 8k at its end;
 # 0xf20 CR0; 0xf28 the QSI minimum interval; 0xf30 data base; 0xf40 interruptions at the
 # activation; 0xf48 STOSM byte; 0xf50 walk: stored, overflow sum, bad entries, non-full
-# trailers with a count, their sum; 0xf80 QSI block.
+# trailers with a count, their sum; 0xf38 the per-activation records; 0xc00 + 8k
+# instructions at kind k's activation, 0xc40 + 8k at its end; 0xf80 QSI block.
 # Data of CPU a: 0x1000000 + a * 0x800000, kind k's table at + k * 0x100000, its blocks from
 # the table + 0x1000.
         .include "lowcore.inc"
@@ -75,6 +78,10 @@ main:   lghi  %r13,0x3000
         sllg  %r2,%r10,23
         agr   %r1,%r2
         stg   %r1,0xf30                        # data base
+        llilf %r1,0x200000
+        sllg  %r2,%r10,16
+        agr   %r1,%r2
+        stg   %r1,0xf38                        # per-activation records
         xc    0xe80(24),0xe80
         lcctl ctls-data(%r12)
         qsi   0xf80
@@ -187,10 +194,13 @@ go:     sllg  %r6,%r7,5
         nill  %r2,0xf000
         stg   %r2,0xe18                        # DEAR
         mvc   0xf40(8),0xe80
-        lghi  %r4,0
         sllg  %r3,%r7,3
+        lghi  %r4,1
         ecctr %r0,%r4
-        stg   %r0,0xea0(%r3)
+        stg   %r0,0xc00(%r3)                   # instructions
+        lghi  %r4,0
+        ecctr %r0,%r4
+        stg   %r0,0xea0(%r3)                   # cycles
         lsctl 0xe00
         jz    1f
         sllg  %r1,%r7,8
@@ -206,7 +216,10 @@ mark:   stnsm 0xf48,0xfe
         lghi  %r4,0
         sllg  %r3,%r7,3
         ecctr %r0,%r4
-        stg   %r0,0xee0(%r3)
+        stg   %r0,0xee0(%r3)                   # cycles
+        lghi  %r4,1
+        ecctr %r0,%r4
+        stg   %r0,0xc40(%r3)                   # instructions
         lg    %r0,0xe80
         sg    %r0,0xf40
         sllg  %r1,%r7,8
@@ -288,13 +301,24 @@ walk:   sllg  %r6,%r7,5
         brctg %r5,1b
         br    %r14
 
-# Add kind r7's walk to its record (uses r0-r4, r8).
-record: sllg  %r8,%r7,8
-        la    %r8,0(%r8,%r11)
-        sllg  %r1,%r7,3
+# Add kind r7's walk to its record and its row (uses r0-r4, r8).
+record: sllg  %r1,%r7,3
         lg    %r4,0xee0(%r1)
         sg    %r4,0xea0(%r1)                   # cycles
         lg    %r3,0xf50                        # stored
+        lg    %r0,0xc40(%r1)
+        sg    %r0,0xc00(%r1)                   # instructions
+        llilf %r8,ROUNDS                       # the row: (round * 7 + kind) * 24
+        sgr   %r8,%r9
+        mghi  %r8,7
+        agr   %r8,%r7
+        mghi  %r8,24
+        ag    %r8,0xf38
+        stg   %r3,0(%r8)
+        stg   %r4,8(%r8)
+        stg   %r0,16(%r8)
+        sllg  %r8,%r7,8
+        la    %r8,0(%r8,%r11)
         lg    %r2,0(%r8)
         aghi  %r2,1
         stg   %r2,0(%r8)
