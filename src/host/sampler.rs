@@ -149,24 +149,20 @@ fn confirm_due(h: &hcpumf_host, cpu: u16, sh: &SchedShared, own: &SchedPrivate) 
 /// of its clock differs by a few microseconds from one that stood still: the read itself).
 const RAN_NS: u64 = 5_000;
 
-/// CPU `cpu`'s thread's CPU time now (0: unknown, or the CPU is offline).
-fn thread_cpu_ns(h: &hcpumf_host, cpu: usize) -> u64 {
-    match h.thread_cputime_ns {
-        // SAFETY: the glue reads the clock of the CPU's thread under the CPU's lock and
-        // returns 0 when the CPU is offline.
-        Some(read) => unsafe { read(cpu as u16) },
-        None => 0,
-    }
+/// CPU `cpu`'s thread's CPU time now (None: the glue cannot read it; 0: the CPU is offline).
+fn thread_cpu_ns(h: &hcpumf_host, cpu: usize) -> Option<u64> {
+    // SAFETY: the glue reads the clock of the CPU's thread under the CPU's lock and returns 0
+    // when the CPU is offline.
+    h.thread_cputime_ns.map(|read| unsafe { read(cpu as u16) })
 }
 
-/// Has CPU `cpu`'s thread run (RAN_NS of CPU time or more) since the sampler armed it, its
-/// time being `now` (0: unknown)? Without a reading of its clock at the arming, or now,
-/// assume it has.
-fn ran_since_armed(now: u64, s: &TickSchedule) -> bool {
+/// Has the CPU's thread run (RAN_NS of CPU time or more) since the sampler armed it, its time
+/// being `now`? Without a reading of its clock at the arming, or now, assume it has.
+fn ran_since_armed(now: Option<u64>, s: &TickSchedule) -> bool {
     let seen = s.private.seen_cpu_ns.load(Ordering::Relaxed);
-    match (now, seen) {
-        (0, _) | (_, 0) => true,
-        _ => now > seen + RAN_NS,
+    match now {
+        Some(now) if seen != 0 => now > seen + RAN_NS,
+        _ => true,
     }
 }
 
@@ -177,10 +173,11 @@ fn ran_since_armed(now: u64, s: &TickSchedule) -> bool {
 const LOST_ARMING_NS: u64 = 2_000_000;
 
 /// A full arming is in place: has the CPU's thread run LOST_ARMING_NS since it was made
-/// without ticking, its time being `now` (0: unknown)? Then something put the entries back
-/// without a tick (the CPU would otherwise never sample again), and the arming is made again.
-fn full_arming_lost(now: u64, s: &TickSchedule) -> bool {
+/// without ticking, its time being `now`? Then something put the entries back without a tick
+/// (the CPU would otherwise never sample again), and the arming is made again.
+fn full_arming_lost(now: Option<u64>, s: &TickSchedule) -> bool {
     let at = s.private.escalated_cpu_ns.load(Ordering::Relaxed);
+    let now = now.unwrap_or(0);
     if now == 0 {
         return false;
     }
@@ -246,7 +243,7 @@ fn scan(r: &Runtime, now: u64) -> u64 {
         }
         let already = s.shared.armed.swap(true, Ordering::AcqRel);
         // Still armed: the CPU's thread time now, read once for this look.
-        let now_c = if already { thread_cpu_ns(h, i) } else { 0 };
+        let now_c = if already { thread_cpu_ns(h, i) } else { None };
         if !already {
             s.private.escalated.store(false, Ordering::Relaxed);
             s.private.escalated_cpu_ns.store(0, Ordering::Relaxed);
@@ -306,6 +303,7 @@ fn scan(r: &Runtime, now: u64) -> u64 {
         // (issue 21), so it is looked at again a quarter period on.
         let hint = s.shared.period_hint.load(Ordering::Relaxed);
         let stale = if already {
+            let now_c = now_c.unwrap_or(0);
             let looked = s.private.looked_cpu_ns.swap(now_c, Ordering::Relaxed);
             if now_c != 0 && looked != 0 && now_c > looked + RAN_NS {
                 s.private.stale_looks.store(0, Ordering::Relaxed);
