@@ -236,16 +236,18 @@ fn status() {
     let r = state::rt();
     let sleeps = r.sched.sleeps.load(Ordering::Relaxed);
     log(&format!(
-        "HHCMF022I sampler thread: {sleeps} sleeps, woken up to {} us late, more than {} ms: {} times; \
+        "HHCMF022I sampler thread: {sleeps} sleeps, woken up to {} us late, a pass held up to {} us; \
+         late or held more than {} ms: {} times; \
          {} ms real-time, {} ms ordinary, {} holds; {}",
         r.sched.oversleep_max.load(Ordering::Relaxed) / 1000,
+        r.sched.pass_max.load(Ordering::Relaxed) / 1000,
         state::LATE_STEPS_US
             .iter()
             .map(|us| format!("{}", *us as f64 / 1000.0))
             .collect::<Vec<_>>()
             .join("/"),
         r.sched
-            .oversleeps
+            .stalls
             .iter()
             .map(|n| n.load(Ordering::Relaxed).to_string())
             .collect::<Vec<_>>()

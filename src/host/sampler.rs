@@ -14,7 +14,7 @@ use crate::host::placement::SamplerPlacement;
 use crate::host::remote;
 use crate::host::schedule::{SchedPrivate, SchedShared, TickSchedule};
 use crate::host::services::{host, log};
-use crate::host::state::{rt, Runtime, LATE_STEPS_US};
+use crate::host::state::{rt, Runtime, SchedulerState, LATE_STEPS_US};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -64,6 +64,8 @@ fn scheduler_loop() {
         .tid
         .store(crate::host::tick::thread_id(), Ordering::Relaxed);
     let mut placement = SamplerPlacement::new();
+    let st = &r.sched;
+    let mut pass = wall_ns();
     while !r.stop.load(Ordering::Acquire) {
         placement.review(r);
         // Scanning: CPUs that post deadlines now are seen by the scan below or by the
@@ -76,22 +78,33 @@ fn scheduler_loop() {
         r.sched.sleep_target.store(next, Ordering::SeqCst);
         next = next.min(earliest(r));
         let now2 = wall_ns();
+        // How long this pass kept the sampler from the CPUs' deadlines.
+        let held = now2.saturating_sub(pass);
+        if held > st.pass_max.load(Ordering::Relaxed) {
+            st.pass_max.store(held, Ordering::Relaxed);
+        }
+        stall(st, held);
         if next > now2 && !r.stop.load(Ordering::Acquire) {
             r.sched.sleep_target.store(next, Ordering::SeqCst);
             std::thread::park_timeout(Duration::from_nanos(next - now2));
             // Woken late (a CPU's unpark only ever wakes it early).
             let late = wall_ns().saturating_sub(next);
-            let st = &r.sched;
             bump(&st.sleeps, 1);
             if late > st.oversleep_max.load(Ordering::Relaxed) {
                 st.oversleep_max.store(late, Ordering::Relaxed);
             }
-            for (n, us) in st.oversleeps.iter().zip(LATE_STEPS_US) {
-                if late > us * 1000 {
-                    bump(n, 1);
-                }
-            }
+            stall(st, late);
             placement.woke(late);
+        }
+        pass = wall_ns();
+    }
+}
+
+/// Count a late wake-up, or a pass that took long, of `ns` by the steps it exceeds.
+fn stall(st: &SchedulerState, ns: u64) {
+    for (n, us) in st.stalls.iter().zip(LATE_STEPS_US) {
+        if ns > us * 1000 {
+            bump(n, 1);
         }
     }
 }

@@ -63,12 +63,16 @@ pub struct SchedulerState {
     /// Wall time (ns since the epoch) until which the scheduler sleeps; a CPU that needs an
     /// earlier tick wakes it.
     pub sleep_target: AtomicU64,
-    /// The scheduler's timed sleeps, and how late the host woke it (ns): the most, and how
-    /// often by more than each of LATE_STEPS_US (`hcpumf status`: a wake-up L late leaves
-    /// the samples due in L untaken, and those of an activation that ends meanwhile missed).
+    /// The scheduler's timed sleeps, how late the host woke it (ns, the most), how long one
+    /// pass of its loop (placement review and scan) took at most, and how often either
+    /// exceeded each of LATE_STEPS_US (`hcpumf status`: a sampler late or held up L leaves
+    /// the samples due in L untaken, and those of an activation that ends meanwhile missed;
+    /// a pass takes 2-30 us, a placement review with its /proc reads up to a few hundred,
+    /// more when the host stops the thread while it runs).
     pub sleeps: AtomicU64,
     pub oversleep_max: AtomicU64,
-    pub oversleeps: [AtomicU64; LATE_STEPS_US.len()],
+    pub pass_max: AtomicU64,
+    pub stalls: [AtomicU64; LATE_STEPS_US.len()],
     /// Time the sampler spent as a real-time thread, and as an ordinary one (ns), and the
     /// times it turned real-time after a late wake-up or missed intervals.
     pub realtime_ns: AtomicU64,
