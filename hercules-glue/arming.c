@@ -25,9 +25,11 @@
 #define HCPUMF_ARMING_ONCE
 /* Opcode-table entries a predicted arming traps at most. */
 #define HCPUMF_FEW 2
-/* 0 idle, 1 arming, 2 armed; one cache line per CPU, so that arming one CPU does not take
- * the line from under the others' ticks. `nfew` entries `few` were armed (a prediction of
- * the opcodes the CPU executes next), or every entry when nfew is 0. */
+/* 0 idle, 1 arming (the sampler writes the table), 2 armed, 3 taken (a tick is putting back
+ * the entries of the arming it took; the sampler arms nothing meanwhile, see hcpumf_tick);
+ * one cache line per CPU, so that arming one CPU does not take the line from under the
+ * others' ticks. `nfew` entries `few` were armed (a prediction of the opcodes the CPU
+ * executes next), or every entry when nfew is 0. */
 static struct {
     volatile int s;
     volatile int nfew;
@@ -123,21 +125,26 @@ static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
      * microsecond): wait for it, or this very entry could be the only one the guest uses. */
     while (hcpumf_armstate(cpu) == 1)
         __builtin_ia32_pause();
-    /* The predicted entries of this arming, read while the state says armed: the sampler
-     * changes them only after the state has left 2. */
-    nfew = hcpumf_armstate_[cpu].nfew;
-    few[0] = hcpumf_armstate_[cpu].few[0];
-    few[1] = hcpumf_armstate_[cpu].few[1];
-    if (!__sync_bool_compare_and_swap(&hcpumf_armstate(cpu), 2, 0)) {
+    /* Take the arming (2 -> 3) before putting its predicted entries back, and let the
+     * sampler arm again (-> 0) only after. Released first, the sampler could make a new
+     * arming in between (it escalates a CPU it still sees armed until the Rust tick says
+     * otherwise) whose entries of these very opcodes, the ones the CPU is executing, this
+     * loop would then put back: that arming would never trap and, seeing it in place, this
+     * glue would refuse the sampler's next armings (milliseconds without a sample). */
+    if (!__sync_bool_compare_and_swap(&hcpumf_armstate(cpu), 2, 3)) {
         /* A left-over entry of an earlier arming. */
         orig(inst, regs);
         return;
     }
     /* A predicted arming trapped only a few entries: put the other back now rather than let
-     * it trap once more later. */
+     * it trap once more later. They are this arming's: none newer exists while it is taken. */
+    nfew = hcpumf_armstate_[cpu].nfew;
+    few[0] = hcpumf_armstate_[cpu].few[0];
+    few[1] = hcpumf_armstate_[cpu].few[1];
     for (k = 0; k < nfew; k++)
         if (regs->ARCH_DEP(opcode_table)[few[k]] == (FUNC)ARCH_DEP(hcpumf_tick))
             regs->ARCH_DEP(opcode_table)[few[k]] = hcpumf_saved[cpu][few[k]];
+    __atomic_store_n(&hcpumf_armstate(cpu), 0, __ATOMIC_RELEASE);
     ARCH_DEP(hcpumf_tick_common)(inst, regs);
     orig(inst, regs);
 }
@@ -354,6 +361,9 @@ int hcpumf_h_arm(uint16_t cpu, hcpumf_arm_mode mode)
         release_lock(&sysblk.cpulock[cpu]);
         return 0;
     }
+    /* Not while a tick has the previous arming taken (3): it is putting back entries that
+     * this arming would trap. The CPU is at an instruction boundary in its tick, which posts
+     * the CPU's next deadline; rc 1 tells the sampler nothing was armed. */
     if (IS_CPU_ONLINE(cpu) && regs && !regs->sie_active
         && (__sync_bool_compare_and_swap(&hcpumf_armstate(cpu), 0, 1)
             || __sync_bool_compare_and_swap(&hcpumf_armstate(cpu), 2, 1))) {

@@ -64,8 +64,9 @@ static volatile int hcpumf_tables_unloading;
 static REPOPCODE *hcpumf_next_replace_opcode;
 static pthread_mutex_t hcpumf_tables_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* 0 idle, 1 arming, 2 armed; one cache line per CPU. `nfew` entries `few` were armed in
- * the copy of architecture `arch`, or every entry when nfew is 0. */
+/* 0 idle, 1 arming, 2 armed, 3 taken (a tick is putting back the entries of the arming it
+ * took; the sampler arms nothing meanwhile); one cache line per CPU. `nfew` entries `few`
+ * were armed in the copy of architecture `arch`, or every entry when nfew is 0. */
 static struct {
     volatile int s;
     volatile int nfew;
@@ -144,20 +145,24 @@ static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
     tab[op] = orig;
     while (hcpumf_arm_[cpu].s == 1)
         __builtin_ia32_pause();
-    nfew = hcpumf_arm_[cpu].nfew;
-    few[0] = hcpumf_arm_[cpu].few[0];
-    few[1] = hcpumf_arm_[cpu].few[1];
-    if (!__sync_bool_compare_and_swap(&hcpumf_arm_[cpu].s, 2, 0)) {
+    /* Take the arming (2 -> 3) before putting its entries back, and let the sampler arm
+     * again (-> 0) only after: released first, a new arming made in between would have its
+     * entries put back by this very restore, never trap, and block the next armings. */
+    if (!__sync_bool_compare_and_swap(&hcpumf_arm_[cpu].s, 2, 3)) {
         /* A left-over entry of an earlier arming. */
         orig(inst, regs);
         return;
     }
+    nfew = hcpumf_arm_[cpu].nfew;
+    few[0] = hcpumf_arm_[cpu].few[0];
+    few[1] = hcpumf_arm_[cpu].few[1];
     if (nfew == 0)
         memcpy(tab, hcpumf_master[ARCH_IDX], HCPUMF_NTAB * sizeof(hcpumf_func));
     else
         for (k = 0; k < nfew; k++)
             if (tab[few[k]] == hcpumf_tick_fn[ARCH_IDX])
                 tab[few[k]] = hcpumf_master[ARCH_IDX][few[k]];
+    __atomic_store_n(&hcpumf_arm_[cpu].s, 0, __ATOMIC_RELEASE);
     ARCH_DEP(hcpumf_tick_common)(inst, regs);
     orig(inst, regs);
 }
@@ -332,6 +337,7 @@ int hcpumf_h_arm(uint16_t cpu, hcpumf_arm_mode mode)
         release_lock(&sysblk.cpulock[cpu]);
         return 0;
     }
+    /* Not while a tick has the previous arming taken (3): rc 1, nothing armed. */
     if (tab && !regs->sie_active
         && (__sync_bool_compare_and_swap(&hcpumf_arm_[cpu].s, 0, 1)
             || __sync_bool_compare_and_swap(&hcpumf_arm_[cpu].s, 2, 1))) {

@@ -36,9 +36,10 @@ fn rmmod_restores_hercules_and_ldmod_restores_the_facilities() {
 
 /// rmmod and ldmod while 4 CPUs sample at the maximum rate: the reload starts every CPU from
 /// the state of an initial CPU reset (sampling disabled, DEAR zero, as QSI shows), and every
-/// CPU that starts sampling again samples and accounts for every interval: stored entries
-/// plus overflow counts within 5% of its cycles / interval (SA23-2260, Sampling Interval
-/// Register), as before any reload (tests/sampling_rate.rs).
+/// CPU that starts sampling again samples every interval: stored entries within 2% of its
+/// cycles / interval (SA23-2260, Sampling Interval Register; the README's tolerance at the
+/// maximum rate) and no overflow count in its 200 blocks, which never fill, as before any
+/// reload (tests/sampling_rate.rs).
 #[test]
 fn a_reload_while_sampling_starts_every_cpu_afresh_and_each_samples_again() {
     let so = plugin();
@@ -83,11 +84,14 @@ fn a_reload_while_sampling_starts_every_cpu_afresh_and_each_samples_again() {
             out.u64(r + 0x18),
         );
         let expected = cycles as f64 / interval as f64;
-        let got = (stored + overflow) as f64;
         assert!(stored > 0, "CPU {cpu} never sampled again\n{said}");
+        assert_eq!(
+            overflow, 0,
+            "CPU {cpu}: overflow counts in blocks that are not full\n{said}"
+        );
         assert!(
-            (got - expected).abs() / expected < 0.05,
-            "CPU {cpu}: {stored} stored + {overflow} overflow for {expected:.0} intervals\n{said}"
+            (stored as f64 - expected).abs() / expected < 0.02,
+            "CPU {cpu}: {stored} stored for {expected:.0} intervals\n{said}"
         );
     }
 }

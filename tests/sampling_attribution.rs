@@ -71,10 +71,15 @@ fn attribution(remote: bool) -> u64 {
         100.0 * share_cycles,
         100.0 * share_samples
     );
+    // The blocks never fill (128 of them, ~8,000 samples): no trailer may carry a sample
+    // overflow count (SA23-2260, Trailer Entries), and the entries stored account for the
+    // intervals of the CPU time, within the README's 2% at the maximum rate (intervals the
+    // host could not sample are not stored).
+    assert_eq!(overflow, 0, "overflow counts in blocks that are not full");
     let expected = cycles as f64 / interval as f64;
     assert!(
-        ((samples + overflow) as f64 - expected).abs() / expected < 0.05,
-        "{samples} stored + {overflow} counted vs {expected:.0} intervals"
+        (samples as f64 - expected).abs() / expected < 0.02,
+        "{samples} stored vs {expected:.0} intervals"
     );
     // SA23-2260, "Number of Unique Instructions": busy samples over the sum of U estimate
     // the CPI the counters measured over the same stretch.

@@ -1,7 +1,8 @@
 //! Sampling rate on 4 CPUs sampling at once (SA23-2260, "Sampling Interval Register": the
 //! interval is "the average number of CPU cycles within each sampling interval"; "Data
-//! Entry": a data entry is stored during each sampling interval; "Trailer Entries": sample
-//! data that could not be stored is counted in the sample overflow count).
+//! Entry": a data entry is stored during each sampling interval; "Trailer Entries": the
+//! sample overflow count is "the number of sample data that has been lost because the
+//! sample-data block is full", and these blocks never fill).
 //!
 //! The reference is the basic counter set's cycle count of the same CPU over the same period:
 //! the counter facility counts the same cycles (the CPU's non-wait time at the configured
@@ -81,22 +82,27 @@ fn phases() -> &'static Vec<Phase> {
     })
 }
 
-/// QSI minimum interval (the maximum rate), 4x and 2x it: on every CPU, stored plus
-/// overflow-counted samples are within 5% of cycles / interval.
+/// QSI minimum interval (the maximum rate), 4x and 2x it: on every CPU, the entries stored
+/// are within 2% of cycles / interval (the README's tolerance at the maximum rate: the
+/// intervals the host could not sample are not stored), and no trailer carries an overflow
+/// count (the 200 blocks of a phase never fill).
 #[test]
-fn every_interval_is_sampled_or_counted_on_four_cpus() {
+fn every_interval_is_sampled_on_four_cpus() {
     for p in phases() {
         assert_eq!(p.interval, 220_200 * [1, 4, 2][p.phase as usize], "{p:?}");
-        let accounted = (p.stored + p.overflow) as f64;
         let e = p.expected();
         assert!(e > 1900.0, "{p:?}");
+        assert_eq!(
+            p.overflow, 0,
+            "CPU {} phase {}: overflow counts in blocks that are not full\n{p:?}",
+            p.cpu, p.phase
+        );
         assert!(
-            (accounted - e).abs() / e < 0.05,
-            "CPU {} phase {}: {} stored + {} counted vs {e:.0} intervals\n{p:?}",
+            (p.stored as f64 - e).abs() / e < 0.02,
+            "CPU {} phase {}: {} stored vs {e:.0} intervals\n{p:?}",
             p.cpu,
             p.phase,
-            p.stored,
-            p.overflow
+            p.stored
         );
     }
 }

@@ -260,10 +260,22 @@ fn status() {
     let r = state::rt();
     let sleeps = r.sched.sleeps.load(Ordering::Relaxed);
     log(&format!(
-        "HHCMF022I sampler thread: {sleeps} sleeps, woken up to {} us late, {} times more than 1 ms; \
+        "HHCMF022I sampler thread: {sleeps} sleeps, woken up to {} us late, a pass held up to {} us; \
+         late or held more than {} ms: {} times; \
          {} ms real-time, {} ms ordinary, {} holds; {}",
         r.sched.oversleep_max.load(Ordering::Relaxed) / 1000,
-        r.sched.oversleeps_1ms.load(Ordering::Relaxed),
+        r.sched.pass_max.load(Ordering::Relaxed) / 1000,
+        state::LATE_STEPS_US
+            .iter()
+            .map(|us| format!("{}", *us as f64 / 1000.0))
+            .collect::<Vec<_>>()
+            .join("/"),
+        r.sched
+            .stalls
+            .iter()
+            .map(|n| n.load(Ordering::Relaxed).to_string())
+            .collect::<Vec<_>>()
+            .join("/"),
         r.sched.realtime_ns.load(Ordering::Relaxed) / 1_000_000,
         r.sched.ordinary_ns.load(Ordering::Relaxed) / 1_000_000,
         r.sched.holds.load(Ordering::Relaxed),

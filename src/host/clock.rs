@@ -42,6 +42,17 @@ pub struct Stretch {
 /// wake-ups that come tens of microseconds late); only beyond MAX_CATCH_UP intervals behind
 /// does it resynchronize and count the intervals as missed.
 ///
+/// Missed intervals (and those still owed when LSCTL stops or restarts the clock) are not
+/// stored anywhere in the guest's blocks: the guest sees a longer interval, which SA23-2260
+/// allows ("Sampling Interval Register": the interval approximates the *average* number of
+/// CPU cycles within each sampling interval; "Basic-Sampling Data Entry", programming note 5:
+/// the actual sampling interval may appear to be longer than the specified one). The next
+/// sample's U covers the whole stretch since the previous one ([`SampleClock::unique`]), so
+/// the samples' CPI estimate stays right. They are not the sample overflow count, which is
+/// "the number of sample data that has been lost because the sample-data block is full"
+/// ("Trailer Entries"), and not a loss-of-sample-data alert, which would deactivate sampling
+/// (Linux's cpum_sf then disables it). `hcpumf status` shows them as "missed".
+///
 /// A sample is also never taken before the CPU has executed an instruction since the last
 /// one: a data entry describes the instruction the CPU is executing, and when the host
 /// charges time to the CPU's thread without letting it run the guest (time stolen from the
@@ -69,10 +80,9 @@ pub struct SampleClock {
     pub stalls: AtomicU64,
     /// Samples taken.
     pub taken: AtomicU64,
-    /// Intervals that passed without a sample (the tick came too late to catch up).
+    /// Intervals that passed without a sample (the host delayed the tick or the sampler too
+    /// long to catch up, or they were still owed when the clock stopped): `hcpumf status`.
     pub missed: AtomicU64,
-    /// Missed intervals not yet counted as lost in the guest's sample-data block.
-    pub unreported: AtomicU64,
     /// Sum of the latenesses of the ticks that took samples (CPU ns after the due time).
     pub late_total: AtomicU64,
     /// Largest lateness.
@@ -110,10 +120,10 @@ impl SampleClock {
         self.interval_ns
             .store(interval_ns.max(1), Ordering::Relaxed);
     }
-    /// Intervals whose due time has passed without a sample, counted as missed (and not
-    /// reported again: they are returned, and the clock moves past them). For a clock about
-    /// to be stopped or restarted.
-    pub fn resync_lost(&self, now_ns: u64) -> u64 {
+    /// Intervals whose due time has passed without a sample, for a clock about to be stopped
+    /// or restarted: counted as missed (once: the clock moves past them) and returned. They
+    /// are stored nowhere in guest storage (see the type's documentation).
+    pub fn skip_owed(&self, now_ns: u64) -> u64 {
         let i = self.interval_ns.load(Ordering::Relaxed);
         let next = self.next_ns.load(Ordering::Relaxed);
         if i == 0 || next == 0 || now_ns < next {
@@ -126,10 +136,6 @@ impl SampleClock {
         );
         bump(&self.missed, owed);
         owed
-    }
-    /// Missed intervals to report as lost sample data (and forget).
-    pub fn take_unreported(&self) -> u64 {
-        self.unreported.swap(0, Ordering::Relaxed)
     }
     /// Stop sampling.
     pub fn stop(&self) {
@@ -191,7 +197,6 @@ impl SampleClock {
             let behind = (now_ns - n) / i + 1;
             if behind > MAX_CATCH_UP {
                 bump(&self.missed, behind);
-                bump(&self.unreported, behind);
                 n = now_ns.saturating_add(i);
             }
         }
@@ -365,7 +370,6 @@ mod tests {
         c.start(1000, 0, 0);
         assert!(c.poll(1000 + 100 * 1000, 1).is_some());
         assert_eq!(c.missed.load(Ordering::Relaxed), 100);
-        assert_eq!(c.take_unreported(), 100);
         assert!(
             c.poll(101_200, 2).is_none(),
             "less than a quarter of an interval later"
@@ -378,16 +382,14 @@ mod tests {
         let c = SampleClock::default();
         c.start(1000, 0, 0);
         assert!(c.poll(1000, 1).is_some());
-        assert_eq!(c.resync_lost(1999), 0, "the second interval has not ended");
+        assert_eq!(c.skip_owed(1999), 0, "the second interval has not ended");
         // No tick came for 3.5 intervals: samples for 2,000, 3,000 and 4,000 are owed.
-        assert_eq!(c.resync_lost(4_500), 3);
-        assert_eq!(c.resync_lost(4_500), 0, "counted once");
+        assert_eq!(c.skip_owed(4_500), 3);
+        assert_eq!(c.skip_owed(4_500), 0, "counted once");
         assert_eq!(c.missed.load(Ordering::Relaxed), 3);
-        assert_eq!(
-            c.take_unreported(),
-            0,
-            "returned, not left for a tick to report"
-        );
+        // The clock goes on past them: the next sample is due at 5,000.
+        assert!(c.poll(4_990, 2).is_some());
+        assert_eq!(c.missed.load(Ordering::Relaxed), 3);
     }
 
     /// SA23-2260: busy samples divided by the sum of U estimates the CPI. With the stretches

@@ -4,7 +4,7 @@
 
 use crate::host::deadline::reschedule;
 use crate::host::meter::RawCounts;
-use crate::host::tick::{self, update_accounting};
+use crate::host::tick::update_accounting;
 use crate::host::{model, state};
 use hcpumf_arch::alerts::AlertBits;
 use hcpumf_arch::cpu::CpuView;
@@ -67,11 +67,12 @@ pub fn execute(
             let mut block = [0u8; 64];
             let n = operand.len().min(64);
             block[..n].copy_from_slice(&operand[..n]);
-            // Intervals that ended while sampling was active but whose tick the host had not
-            // delivered yet are lost sample data of the current block, counted now: the
-            // clock is stopped or restarted below and would forget them.
+            // Intervals that ended while sampling was active but whose sample the host had not
+            // taken yet are missed (`hcpumf status`), not stored: the clock is stopped or
+            // restarted below and would forget them (see `SampleClock`: the guest sees a
+            // longer interval, not an overflow of a block that is not full).
             if st.sampling.any_active() {
-                tick::count_lost(st, st.schedule.guest.resync_lost(now_ns));
+                st.schedule.guest.skip_owed(now_ns);
             }
             let res = st.sampling.lsctl(m, &block)?;
             st.alerts.clear(res.clear_alerts);

@@ -68,6 +68,7 @@ fn reset_cpu_for_load(st: &state::CpuState) {
     s.shared.armed_cpu_ns.store(0, Ordering::Relaxed);
     s.private.stale_looks.store(0, Ordering::Relaxed);
     s.private.seen_cpu_ns.store(0, Ordering::Relaxed);
+    s.private.looked_cpu_ns.store(0, Ordering::Relaxed);
     s.private.escalated.store(false, Ordering::Relaxed);
     st.run.reset();
 }

@@ -14,7 +14,7 @@ use crate::host::placement::SamplerPlacement;
 use crate::host::remote;
 use crate::host::schedule::{SchedPrivate, SchedShared, TickSchedule};
 use crate::host::services::{host, log};
-use crate::host::state::{rt, Runtime};
+use crate::host::state::{rt, Runtime, SchedulerState, LATE_STEPS_US};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -64,6 +64,8 @@ fn scheduler_loop() {
         .tid
         .store(crate::host::tick::thread_id(), Ordering::Relaxed);
     let mut placement = SamplerPlacement::new();
+    let st = &r.sched;
+    let mut pass = wall_ns();
     while !r.stop.load(Ordering::Acquire) {
         placement.review(r);
         // Scanning: CPUs that post deadlines now are seen by the scan below or by the
@@ -76,20 +78,33 @@ fn scheduler_loop() {
         r.sched.sleep_target.store(next, Ordering::SeqCst);
         next = next.min(earliest(r));
         let now2 = wall_ns();
+        // How long this pass kept the sampler from the CPUs' deadlines.
+        let held = now2.saturating_sub(pass);
+        if held > st.pass_max.load(Ordering::Relaxed) {
+            st.pass_max.store(held, Ordering::Relaxed);
+        }
+        stall(st, held);
         if next > now2 && !r.stop.load(Ordering::Acquire) {
             r.sched.sleep_target.store(next, Ordering::SeqCst);
             std::thread::park_timeout(Duration::from_nanos(next - now2));
             // Woken late (a CPU's unpark only ever wakes it early).
             let late = wall_ns().saturating_sub(next);
-            let st = &r.sched;
             bump(&st.sleeps, 1);
             if late > st.oversleep_max.load(Ordering::Relaxed) {
                 st.oversleep_max.store(late, Ordering::Relaxed);
             }
-            if late > 1_000_000 {
-                bump(&st.oversleeps_1ms, 1);
-            }
+            stall(st, late);
             placement.woke(late);
+        }
+        pass = wall_ns();
+    }
+}
+
+/// Count a late wake-up, or a pass that took long, of `ns` by the steps it exceeds.
+fn stall(st: &SchedulerState, ns: u64) {
+    for (n, us) in st.stalls.iter().zip(LATE_STEPS_US) {
+        if ns > us * 1000 {
+            bump(n, 1);
         }
     }
 }
@@ -143,14 +158,23 @@ fn confirm_due(h: &hcpumf_host, cpu: u16, sh: &SchedShared, own: &SchedPrivate) 
     }
 }
 
-/// Has CPU `cpu`'s thread run (5 us of CPU time or more) since the sampler armed it? Without
-/// a reading of its clock at the arming, assume it has.
-fn ran_since_armed(h: &hcpumf_host, cpu: usize, s: &TickSchedule) -> bool {
+/// CPU time a CPU's thread must have run before the sampler takes it for running (a reading
+/// of its clock differs by a few microseconds from one that stood still: the read itself).
+const RAN_NS: u64 = 5_000;
+
+/// CPU `cpu`'s thread's CPU time now (None: the glue cannot read it; 0: the CPU is offline).
+fn thread_cpu_ns(h: &hcpumf_host, cpu: usize) -> Option<u64> {
+    // SAFETY: the glue reads the clock of the CPU's thread under the CPU's lock and returns 0
+    // when the CPU is offline.
+    h.thread_cputime_ns.map(|read| unsafe { read(cpu as u16) })
+}
+
+/// Has the CPU's thread run (RAN_NS of CPU time or more) since the sampler armed it, its time
+/// being `now`? Without a reading of its clock at the arming, or now, assume it has.
+fn ran_since_armed(now: Option<u64>, s: &TickSchedule) -> bool {
     let seen = s.private.seen_cpu_ns.load(Ordering::Relaxed);
-    match h.thread_cputime_ns {
-        // SAFETY: the glue reads the clock of the CPU's thread under the CPU's lock and
-        // returns 0 when the CPU is offline.
-        Some(read) if seen != 0 => (unsafe { read(cpu as u16) }) > seen + 5_000,
+    match now {
+        Some(now) if seen != 0 => now > seen + RAN_NS,
         _ => true,
     }
 }
@@ -162,16 +186,11 @@ fn ran_since_armed(h: &hcpumf_host, cpu: usize, s: &TickSchedule) -> bool {
 const LOST_ARMING_NS: u64 = 2_000_000;
 
 /// A full arming is in place: has the CPU's thread run LOST_ARMING_NS since it was made
-/// without ticking? Then something put the entries back without a tick (the CPU would
-/// otherwise never sample again), and the arming is made again. Reads the thread's clock.
-fn full_arming_lost(h: &hcpumf_host, cpu: usize, s: &TickSchedule) -> bool {
-    let Some(read) = h.thread_cputime_ns else {
-        return false;
-    };
-    // SAFETY: the glue reads the clock of the CPU's thread under the CPU's lock and returns 0
-    // when the CPU is offline.
-    let now = unsafe { read(cpu as u16) };
+/// without ticking, its time being `now`? Then something put the entries back without a tick
+/// (the CPU would otherwise never sample again), and the arming is made again.
+fn full_arming_lost(now: Option<u64>, s: &TickSchedule) -> bool {
     let at = s.private.escalated_cpu_ns.load(Ordering::Relaxed);
+    let now = now.unwrap_or(0);
     if now == 0 {
         return false;
     }
@@ -236,9 +255,14 @@ fn scan(r: &Runtime, now: u64) -> u64 {
             }
         }
         let already = s.shared.armed.swap(true, Ordering::AcqRel);
+        // Still armed: the CPU's thread time now, read once for this look.
+        let now_c = if already { thread_cpu_ns(h, i) } else { None };
         if !already {
             s.private.escalated.store(false, Ordering::Relaxed);
             s.private.escalated_cpu_ns.store(0, Ordering::Relaxed);
+            s.private
+                .looked_cpu_ns
+                .store(read.unwrap_or(0), Ordering::Relaxed);
             // Predicted: only the entries of the instructions the CPU is executing.
             // SAFETY: the glue arms under the CPU's lock and checks it is online.
             let ok = h
@@ -249,7 +273,7 @@ fn scan(r: &Runtime, now: u64) -> u64 {
                 // Offline CPU, or the previous arming not yet consumed.
                 s.shared.armed.store(false, Ordering::Release);
             }
-        } else if !s.private.escalated.load(Ordering::Relaxed) && ran_since_armed(h, i, s) {
+        } else if !s.private.escalated.load(Ordering::Relaxed) && ran_since_armed(now_c, s) {
             // The CPU ran on without meeting a predicted entry: arm every entry, so that its
             // next instruction ticks. (A CPU that waits, is stopped or whose thread the host
             // did not run keeps the predicted arming.)
@@ -259,7 +283,7 @@ fn scan(r: &Runtime, now: u64) -> u64 {
                 // SAFETY: as above.
                 unsafe { a(i as u16, ArmMode::HCPUMF_ARM_EVERY) };
             }
-        } else if s.private.escalated.load(Ordering::Relaxed) && full_arming_lost(h, i, s) {
+        } else if s.private.escalated.load(Ordering::Relaxed) && full_arming_lost(now_c, s) {
             if let Some(a) = h.arm {
                 bump(&s.private.rearms, 1);
                 // SAFETY: as above.
@@ -284,14 +308,25 @@ fn scan(r: &Runtime, now: u64) -> u64 {
         // Still armed from before, the CPU has not reached an instruction boundary since: it
         // waits or is stopped, or the host has not run its thread, or it is in a long
         // instruction. It is looked at again a quarter period on, and twice as late each
-        // time it is still armed, up to 10 ms: its tick, when it comes soon, then still
-        // need not wake us, and a waiting CPU costs few wake-ups.
+        // time it is still armed and its thread has not run since the last look, up to 10
+        // ms: its tick, when it comes soon, then still need not wake us, and a waiting CPU
+        // costs few wake-ups. A thread that ran and still has not ticked has an arming that
+        // does not work (escalated above, made again when lost): backing off from it would
+        // leave the CPU unsampled for up to 10 ms, and carry that into its next activation
+        // (issue 21), so it is looked at again a quarter period on.
         let hint = s.shared.period_hint.load(Ordering::Relaxed);
         let stale = if already {
-            s.private
-                .stale_looks
-                .fetch_add(1, Ordering::Relaxed)
-                .min(16)
+            let now_c = now_c.unwrap_or(0);
+            let looked = s.private.looked_cpu_ns.swap(now_c, Ordering::Relaxed);
+            if now_c != 0 && looked != 0 && now_c > looked + RAN_NS {
+                s.private.stale_looks.store(0, Ordering::Relaxed);
+                0
+            } else {
+                s.private
+                    .stale_looks
+                    .fetch_add(1, Ordering::Relaxed)
+                    .min(16)
+            }
         } else {
             s.private.stale_looks.store(0, Ordering::Relaxed);
             0

@@ -36,8 +36,11 @@ pub struct SchedPrivate {
     /// The scheduler's previous reading of the CPU thread's CPU time.
     pub seen_cpu_ns: AtomicU64,
     /// How many times in a row the scheduler found the CPU still armed (its tick not yet
-    /// run): it then looks again later and later.
+    /// run) and its thread not running: it then looks again later and later.
     pub stale_looks: AtomicU32,
+    /// The CPU thread's CPU time at the scheduler's previous look at the CPU while armed (0:
+    /// not read): did the thread run since?
+    pub looked_cpu_ns: AtomicU64,
     /// Predicted armings that had to become full ones (`hcpumf status`).
     pub escalations: AtomicU64,
     /// The CPU's current arming is a full one already.

@@ -54,17 +54,25 @@ pub struct Runtime {
     pub scheduler: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
+/// The lateness steps (us) of the scheduler's wake-ups that `hcpumf status` counts.
+pub const LATE_STEPS_US: [u64; 7] = [100, 200, 500, 1_000, 2_000, 5_000, 10_000];
+
 /// The scheduler thread's sleep and wake-up statistics.
 #[derive(Debug, Default)]
 pub struct SchedulerState {
     /// Wall time (ns since the epoch) until which the scheduler sleeps; a CPU that needs an
     /// earlier tick wakes it.
     pub sleep_target: AtomicU64,
-    /// The scheduler's timed sleeps, and how late the host woke it (ns): the most, and how
-    /// often by more than a millisecond (`hcpumf status`: late wake-ups delay samples).
+    /// The scheduler's timed sleeps, how late the host woke it (ns, the most), how long one
+    /// pass of its loop (placement review and scan) took at most, and how often either
+    /// exceeded each of LATE_STEPS_US (`hcpumf status`: a sampler late or held up L leaves
+    /// the samples due in L untaken, and those of an activation that ends meanwhile missed;
+    /// a pass takes 2-30 us, a placement review with its /proc reads up to a few hundred,
+    /// more when the host stops the thread while it runs).
     pub sleeps: AtomicU64,
     pub oversleep_max: AtomicU64,
-    pub oversleeps_1ms: AtomicU64,
+    pub pass_max: AtomicU64,
+    pub stalls: [AtomicU64; LATE_STEPS_US.len()],
     /// Time the sampler spent as a real-time thread, and as an ordinary one (ns), and the
     /// times it turned real-time after a late wake-up or missed intervals.
     pub realtime_ns: AtomicU64,

@@ -156,26 +156,9 @@ pub(crate) fn guest_sample(st: &CpuState, view: &CpuView, now_ns: u64) {
         if !out.alerts.is_empty() {
             st.alerts.raise(out.alerts);
         }
-        // Intervals the host delayed too long to sample are lost sample data: they go into
-        // the overflow count, where programs count lost samples.
-        let lost = clock.take_unreported();
-        if lost > 0 {
-            st.sampling.count_lost(&storage, lost);
-        }
     }
     if !st.sampling.any_active() {
         // The update process placed the functions in the inactive state.
         clock.stop();
-    }
-}
-
-/// Count `n` sampling intervals the host could not sample as lost sample data of the current
-/// block (its overflow count).
-pub fn count_lost(st: &CpuState, n: u64) {
-    if n == 0 {
-        return;
-    }
-    if let Some(storage) = HostStorage::current() {
-        st.sampling.count_lost(&storage, n);
     }
 }

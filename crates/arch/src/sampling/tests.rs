@@ -528,35 +528,6 @@ fn read_header(st: &dyn GuestStorage, trailer: u64) -> TrailerHeader {
 }
 
 #[test]
-fn lost_intervals_are_counted_only_while_a_function_is_active() {
-    let m = model();
-    let st = ring();
-    let s = authorized();
-    start(&s, &m, true, 0x20100);
-    s.count_lost(&st, 3);
-    assert_eq!(read_header(&st, 0x20FC0).overflow, 3);
-    // Inactive (LSCTL, or an alert of the update process): the blocks stay unchanged.
-    let r = req(false, true, true, false, false, false, 0, 0, 0);
-    s.lsctl(&m, &r).unwrap();
-    let before = st.snapshot();
-    s.count_lost(&st, 3);
-    assert_eq!(st.snapshot(), before);
-    // The same after the engine's usual sequence: an update ending in an alert (here an
-    // incorrect SDBT entry, which leaves DEAR in a valid block), then the intervals it missed.
-    let st = ring();
-    st.write_u64(AbsAddr(0x30000), 0x40000 | 1).unwrap();
-    st.write_u64(AbsAddr(0x10018), 0x30000 | 1).unwrap();
-    let s = authorized();
-    let r = linux_basic(&m, 0x10010, 0x22FB0);
-    s.lsctl(&m, &r).unwrap();
-    let out = s.take_sample(&m, &st, &view(1), 0);
-    assert!(out.alerts.contains(AlertBits::INCORRECT_SDBT_ENTRY));
-    let before = st.snapshot();
-    s.count_lost(&st, 2);
-    assert_eq!(st.snapshot(), before);
-}
-
-#[test]
 fn activation_without_enable_is_cc3_not_an_interval_check() {
     // E = 0, C = 1 is no valid state (Figure 2-11): the function is not "to be set to the
     // active state", so the interval is not examined and the request fails with cc 3.
@@ -1598,17 +1569,6 @@ fn randomized_layouts_each_sample_ends_one_way_and_writes_only_what_it_may() {
             let was_active = s.any_active();
             let v = view(rng.word());
             let pp = rng.word();
-            if rng.percent(10) {
-                // Intervals the host missed: only the current trailer's count may change.
-                let n = rng.below(3);
-                s.count_lost(&st, n);
-                let allowed: Vec<(u64, u64)> = match dear0.check(bs) {
-                    Ok(slot) if was_active => vec![(slot.trailer.0 + 8, slot.trailer.0 + 16)],
-                    _ => vec![],
-                };
-                assert_changes_within(&before, &st.snapshot(), &allowed);
-                continue;
-            }
             let out = s.take_sample(&m, &st, &v, pp);
             let after = st.snapshot();
             if !was_active {

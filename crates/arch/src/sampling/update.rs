@@ -86,27 +86,6 @@ fn fetch_entry(
 }
 
 impl CpuSampling {
-    /// Count `n` samples that could not be taken in the sample overflow count of the current
-    /// sample-data block (the emulator's host delayed the CPU past several intervals). Only
-    /// while a function is active: in the inactive state "the contents of sample data blocks
-    /// remain unchanged" (State of Sampling Function), e.g. after the update process that
-    /// recognized an invalid entry address.
-    pub fn count_lost(&self, storage: &dyn GuestStorage, n: u64) {
-        let c = self.controls();
-        if !c.intersects(SamplingControls::ACTIVATIONS) {
-            return;
-        }
-        let bs = BufferSize::from_s(c.contains(SamplingControls::S));
-        let Ok(slot) = Dear(self.dear()).check(bs) else {
-            return;
-        };
-        let _ = storage.update16(slot.trailer, &mut |t| {
-            let mut h = TrailerHeader::decode(&t);
-            h.overflow = h.overflow.wrapping_add(n);
-            h.encode()
-        });
-    }
-
     /// One sample-data-block update process (SA23-2260, Process Steps), run on the CPU's own
     /// thread for the interval that just ended, with one unique instruction at the sampling
     /// point. `pp` is the program-parameter register.
