@@ -23,6 +23,8 @@
 # end-to-end ratio with the sampler's cache misses and the CPU thread's own time all in it.
 # CONFIGS="ab-max" runs only those; ENVX="VAR=value" sets Hercules' environment; CNFX="TIMERINT
 # 1000" adds a line to Hercules' configuration; VERBOSE=1 prints each run's figures as it ends.
+# HCPUMF_HERCULES=hyperion runs it on SDL Hyperion instead of Debian's 3.13
+# (scripts/bench/common.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench/common.sh
@@ -37,10 +39,10 @@ configs=("${sel[@]}")
 # run name plugin mode interval ncpu: prints "B/A-per-TOD-second samples phases
 # B/A-per-CPU-second" (the last "-" when the guest did not count cycles)
 run() {
-  local d="$work/$1" line
+  local d="$work/$1"
   GUEST=mipsab run_guest "$@" env ${ENVX:-} >/dev/null
-  line() { grep -m1 "^R:000000000000$1" "$d/log" | sed 's/^[^=]*=//' | awk '{print $1 $2, $3 $4}'; }
-  set -- $(line 3000) $(line 3010) $(line 3020) $(line 3030)
+  set -- $(display 3000 "$d/log") $(display 3010 "$d/log") $(display 3020 "$d/log") \
+    $(display 3030 "$d/log")
   awk -v ia=$((16#$1)) -v ta=$((16#$2)) -v ib=$((16#$3)) -v tb=$((16#$4)) -v n=$((16#$6)) \
       -v ca=$((16#$7)) -v cb=$((16#$8)) \
       -v s="$(grep -o 'samples [0-9]*' "$d/log" | awk '{s += $2} END {print s + 0}')" \

@@ -24,6 +24,8 @@
 # split of the rest (plugin, kernel, C library), and the sampler thread's CPU time per
 # sample. DETAIL=1 lists the top symbols outside Hercules' code; CONFIGS="samp-13k" runs
 # only those (and the baselines). Needs linux-perf (installed if missing).
+# HCPUMF_HERCULES=hyperion runs it on SDL Hyperion instead of Debian's 3.13
+# (scripts/bench/common.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-5}
@@ -42,7 +44,12 @@ run() {
   { grep -o 'samples [0-9]* missed [0-9]* .*ticks [0-9]*[^;]*' "$d/log"
     grep -o 'sampler thread: .*' "$d/log"; } 2>/dev/null | paste -sd ';' > "$d/status" || true
   samples=$(grep -o 'samples [0-9]*' "$d/log" | awk '{s += $2} END {print s + 0}')
-  perf script -i "$d/perf.data" -F comm,tid,ip,dso 2>/dev/null > "$d/samples"
+  # One line per sample: "comm tid ip dso", the spaces taken out of the thread's name
+  # (Hyperion's CPU threads are "Processor CP00", ...).
+  perf script -i "$d/perf.data" -F comm,tid,ip,dso 2>/dev/null \
+    | awk '{ for (i = 2; i < NF && $i !~ /^[0-9]+$/; i++) {}
+             c = $1; for (j = 2; j < i; j++) c = c $j
+             $0 = c " " substr($0, index($0, " " $i " ") + 1); print }' > "$d/samples"
   # The CPU threads are the busiest threads of the process other than the sampler.
   awk '$1 != "hcpumf-sampler" {print $2}' "$d/samples" | sort | uniq -c | sort -rn \
     | head -n "$ncpu" | awk '{print $2}' > "$d/cputids"

@@ -9,6 +9,8 @@
 # CONFIGS="idle counters" runs only those (and the baseline). Each configuration runs REPS
 # times (default 5), interleaved; the best run of each is
 # reported (best-of-N: background noise on a shared host only ever slows a run down).
+# HCPUMF_HERCULES=hyperion runs it on SDL Hyperion instead of Debian's 3.13
+# (scripts/bench/common.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench/common.sh

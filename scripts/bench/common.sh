@@ -1,10 +1,69 @@
-# Shared by scripts/bench.sh and scripts/bench-cost.sh (sourced from the project root):
-# builds the plugin and the bench guest, defines the configurations and runs one.
+# Shared by scripts/bench.sh, bench-ab.sh and bench-cost.sh (sourced from the project root):
+# picks the Hercules, builds the plugin and the bench guest, defines the configurations and
+# runs one.
+#
+# Which Hercules, as the tests choose it (tests/common/dialect.rs):
+#   HCPUMF_HERCULES=313 (the default)  Debian's Hercules 3.13: `hercules` on PATH, or
+#                       HCPUMF_HERCULES_BIN; the plugin HCPUMF_SO, else target/release built
+#                       here against vendor/hercules.
+#   HCPUMF_HERCULES=hyperion           SDL Hyperion 4.x: HCPUMF_HERCULES_BIN (its
+#                       prefix/bin/hercules) and HCPUMF_SO (the plugin built against that
+#                       tree); when either is unset, scripts/hyperion.sh builds or finds the
+#                       cached Hyperion and the plugin is built here into target/hyperion.
+# Everything in which the two differ is in the herc_* settings below and in display().
 export PATH="$HOME/.cargo/bin:$PATH"
 REPS=${REPS:-5}
+herc=${HCPUMF_HERCULES:-313}
 bash scripts/setup.sh >/dev/null
-cargo build --release --quiet
-so="$PWD/target/release/libhcpumf.so"
+case $herc in
+  313)
+    if [ -n "${HCPUMF_SO:-}" ]; then
+      so=$HCPUMF_SO
+    else
+      cargo build --release --quiet
+      so="$PWD/target/release/libhcpumf.so"
+    fi
+    herc_bin=${HCPUMF_HERCULES_BIN:-hercules}
+    herc_name="Hercules 3.13"
+    herc_opts=(-d)                              # daemon mode: no panel; stdin is not read
+    herc_prelude=()
+    herc_comm=$(basename "$herc_bin" | cut -c1-15)   # the process's name (/proc/PID/comm)
+    herc_wait="HHCCP011I CPU0000"               # CPU 0's disabled wait (the operator's target)
+    herc_loaded=HHCHD101I                       # `ldmod` succeeded
+    herc_priv=()
+    ;;
+  hyperion)
+    # The cached build of the vendored Hyperion when no executable, or neither the plugin
+    # nor a tree to build it against (HERCULES_SRC, and its HYPERION_PREFIX), is named.
+    if [ -z "${HCPUMF_HERCULES_BIN:-}" ] || { [ -z "${HCPUMF_SO:-}" ] && [ -z "${HERCULES_SRC:-}" ]; }; then
+      eval "$(scripts/hyperion.sh)"
+    fi
+    if [ -n "${HCPUMF_SO:-}" ]; then
+      so=$HCPUMF_SO
+    else
+      env HCPUMF_HERCULES=hyperion HERCULES_SRC="${HERCULES_SRC:-$HYPERION_SRC}" \
+        ${HYPERION_PREFIX:+HYPERION_PREFIX="$HYPERION_PREFIX"} \
+        CARGO_TARGET_DIR=target/hyperion cargo build --release --quiet -p hcpumf
+      so="$PWD/target/hyperion/release/libhcpumf.so"
+    fi
+    herc_bin=${HCPUMF_HERCULES_BIN:-$HYPERION_HERCULES}
+    herc_name="SDL Hyperion $("$herc_bin" --version 2>&1 | sed -n 's/.*Hercules version \([^ ]*\).*/\1/p' | head -n1)"
+    herc_opts=(-n)                              # no panel (-d is deprecated); stdin is read:
+                                                # run_guest holds it open until Hercules ends
+    # Messages without time stamps; `sh` (the guest-done script's schedstat) enabled.
+    herc_prelude=("LOGOPT NOTIMESTAMP" "SHCMDOPT ENABLE")
+    herc_comm=impl_thread                       # Hyperion names its main thread so
+    herc_wait="HHC00809I Processor CP00: disabled wait"   # (Hyperion stops the CPU there)
+    herc_loaded=HHC01527I
+    # As root Hyperion makes every thread SCHED_RR (hthreads.c); without CAP_SYS_NICE they
+    # stay ordinary threads as 3.13's are, as in the tests. (The plugin's sampler then cannot
+    # be real-time either: `hcpumf status` shows "0 ms real-time".)
+    herc_priv=()
+    [ "$(id -u)" != 0 ] || herc_priv=(setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice)
+    ;;
+  *) echo "bench: HCPUMF_HERCULES=$herc: say 313 or hyperion" >&2; exit 2 ;;
+esac
+echo "bench: $herc_name ($herc_bin), plugin $so" >&2
 work=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 # Run by the guest-done script (Hercules' `sh` command): every thread of Hercules with the CPU
@@ -12,13 +71,14 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 # cpu-clock samples misstate the time of threads switched thousands of times a second
 # (measured: +10% for 4 CPU threads on 2 cores under a real-time sampler, -30% for the
 # sampler itself), so the per-CPU-second figures use the kernel's own accounting.
-cat > "$work/schedstat.sh" <<'SH'
+{ echo "comm=$herc_comm"; cat <<'SH'
 p=$PPID
-while [ "$p" -gt 1 ] && [ "$(cat /proc/$p/comm)" != hercules ]; do
+while [ "$p" -gt 1 ] && [ "$(cat /proc/$p/comm)" != "$comm" ]; do
   p=$(awk '/^PPid/ {print $2}' /proc/$p/status)
 done
 for t in /proc/$p/task/*; do echo "SCHEDSTAT ${t##*/} $(tr -d ' ' < $t/comm) $(cat $t/schedstat)"; done
 SH
+} > "$work/schedstat.sh"
 for g in mips mips4 mipsab; do
   s390x-linux-gnu-as -march=z13 -I tests/guest -I scripts/bench -o "$work/$g.o" "scripts/bench/$g.s"
   s390x-linux-gnu-ld -Ttext=0 -e 0 -o "$work/$g.elf" "$work/$g.o"
@@ -50,6 +110,18 @@ select_configs() {
   configs=("${sel[@]}")
 }
 
+# display ADDR LOG: the first 16 bytes of the first storage display (`r`) of ADDR (hex) in
+# LOG, as "w1w2 w3w4" (two doublewords in hex). 3.13: `R:0000000000003000:K:06=00000000
+# 00000000 ...`; Hyperion: `HHC02290I R:0000000000003000  00000000 00000000 ...`.
+display() {
+  local a; a=$(printf '%016X' $((16#$1)))
+  if [ "$herc" = hyperion ]; then
+    grep -m1 "^HHC02290I R:$a " "$2" | sed 's/^HHC02290I R:[0-9A-F]* *//'
+  else
+    grep -m1 "^R:$a" "$2" | sed 's/^[^=]*=//'
+  fi | awk '{print $1 $2, $3 $4}'
+}
+
 # run_guest name plugin mode interval ncpu [wrapper...]: one Hercules run of the bench guest
 # in $work/name, under the wrapper command if given; prints "iterations tod-units" (summed
 # over the CPUs, and the longest). Hercules 3.13 now and then quits before its display line
@@ -61,6 +133,7 @@ run_guest() {
   mkdir -p "$d"
   guest=mips; [ "$ncpu" = 1 ] || guest=mips4; [ -z "${GUEST:-}" ] || guest=$GUEST
   {
+    for w in "${herc_prelude[@]}"; do echo "$w"; done
     # Each CPU of mips4.s samples into 8 MB of its own from 16 MB on.
     echo "ARCHMODE z/Arch"; echo "MAINSIZE $((ncpu > 4 ? 128 : 64))"; echo "NUMCPU $ncpu"
     echo "CPUMODEL 2097"; [ -z "${CNFX:-}" ] || echo "$CNFX"
@@ -73,15 +146,27 @@ run_guest() {
   {
     echo "loadcore $work/$guest.bin 0"
     printf 'r 3f00=%016x%016x%016x\n' "$mode" "$interval" "$ncpu"
-    echo "hao tgt HHCCP011I CPU0000"; echo "hao cmd script $d/check.rc"
+    echo "hao tgt $herc_wait"; echo "hao cmd script $d/check.rc"
     for ((cpu = ncpu - 1; cpu >= 0; cpu--)); do echo "cpu $cpu"; echo "restart"; done
   } > "$d/h.rc"
+  # Hyperion reads commands from its stdin and quits when it ends: a FIFO opened for reading
+  # and writing, which never ends (the check script's `quit` ends Hercules).
+  [ "$herc" != hyperion ] || [ -p "$d/stdin" ] || mkfifo "$d/stdin"
   for try in 1 2 3; do
-    HERCULES_RC="$d/h.rc" timeout -k 5 60 "$@" hercules -d -f "$d/h.cnf" > "$d/log" 2>&1 || true
+    if [ "$herc" = hyperion ]; then
+      HERCULES_RC="$d/h.rc" timeout -k 5 60 "${herc_priv[@]}" "$@" "$herc_bin" "${herc_opts[@]}" \
+        -f "$d/h.cnf" > "$d/log" 2>&1 0<>"$d/stdin" || true
+    else
+      HERCULES_RC="$d/h.rc" timeout -k 5 60 "${herc_priv[@]}" "$@" "$herc_bin" "${herc_opts[@]}" \
+        -f "$d/h.cnf" > "$d/log" 2>&1 || true
+    fi
+    if [ "$plugin" = 1 ] && ! grep -q "$herc_loaded.*${so##*/}" "$d/log"; then
+      echo "bench: run $name: the plugin was not loaded ($so into $herc_name); log:" >&2
+      grep -v HHC01417I "$d/log" | head -40 >&2; exit 1
+    fi
     it=0; tod=0; ok=1
     for ((cpu = 0; cpu < ncpu; cpu++)); do
-      w=$(grep -m1 "^R:$(printf '%016X' $((0x3000 + cpu * 0x40)))" "$d/log" \
-          | sed 's/^[^=]*=//' | awk '{print $1 $2, $3 $4}')
+      w=$(display "$(printf '%X' $((0x3000 + cpu * 0x40)))" "$d/log")
       if [[ "$w" =~ ^[0-9A-Fa-f]{16}\ [0-9A-Fa-f]{16}$ ]]; then
         it=$((it + 16#${w%% *}))
         [ $((16#${w##* })) -gt "$tod" ] && tod=$((16#${w##* }))
