@@ -39,7 +39,8 @@ select_configs "baseline baseline2 idle counters samp-13k samp-max base-4cpu sam
 #   perf's samples, then "iter/cpu-s samples/cpu-s sampler-us/sample" by the kernel's accounting
 run() {
   local name=$1 ncpu=$5 d="$work/$1" r iters samples
-  r=$(run_guest "$@" env ${ENVX:-} perf record -q -e cpu-clock -c $((PERF_US * 1000)) -o "$d/perf.data")
+  r=$(run_guest "$@" env ${ENVX:-} perf record -q -e cpu-clock -c $((PERF_US * 1000)) \
+    -o "$d/perf.data") || exit 1
   iters=${r%% *}
   { grep -o 'samples [0-9]* missed [0-9]* .*ticks [0-9]*[^;]*' "$d/log"
     grep -o 'sampler thread: .*' "$d/log"; } 2>/dev/null | paste -sd ';' > "$d/status" || true

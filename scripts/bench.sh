@@ -18,7 +18,7 @@ select_configs "baseline baseline2 idle counters samp-13k samp-max"
 
 run() { # name plugin mode interval: loop iterations per second by the guest's TOD clock
   local r
-  r=$(run_guest "$@")
+  r=$(run_guest "$@") || exit 1
   # (TOD: 4096 units per microsecond)
   echo $(( ${r%% *} * 4096 * 1000000 / ${r##* } ))
 }

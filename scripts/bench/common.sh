@@ -66,6 +66,9 @@ esac
 echo "bench: $herc_name ($herc_bin), plugin $so" >&2
 work=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+# A failed run ends the whole script (run_guest runs in command substitutions): stop().
+trap 'exit 1' TERM
+stop() { kill -TERM $$; exit 1; }
 # Run by the guest-done script (Hercules' `sh` command): every thread of Hercules with the CPU
 # time the kernel accounted to it (/proc/.../schedstat: run time, wait time, switches). perf's
 # cpu-clock samples misstate the time of threads switched thousands of times a second
@@ -162,7 +165,7 @@ run_guest() {
     fi
     if [ "$plugin" = 1 ] && ! grep -q "$herc_loaded.*${so##*/}" "$d/log"; then
       echo "bench: run $name: the plugin was not loaded ($so into $herc_name); log:" >&2
-      grep -v HHC01417I "$d/log" | head -40 >&2; exit 1
+      grep -v HHC01417I "$d/log" | head -40 >&2; stop
     fi
     it=0; tod=0; ok=1
     for ((cpu = 0; cpu < ncpu; cpu++)); do
@@ -179,7 +182,7 @@ run_guest() {
       return
     fi
   done
-  echo "bench: run $name failed; log:" >&2; tail -30 "$d/log" >&2; exit 1
+  echo "bench: run $name failed; log:" >&2; tail -30 "$d/log" >&2; stop
 }
 
 # Results kept as "fields;fields;...", one run's fields per entry: field N of every run.
