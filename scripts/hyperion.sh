@@ -152,7 +152,7 @@ else
     fi
     sha=$(printf '%s\n' "$key" | sha256sum | cut -d' ' -f1)
     dir=$cache/hyperion-git-${sha:0:16}
-    what="$hyperion_tag (${hyperion_commit:0:8}) from git, external packages $mode"
+    what="$hyperion_tag (${hyperion_commit:0:8}) from git, external packages ${mode/%build/built here}"
 fi
 src=$dir/src
 prefix=$dir/prefix
