@@ -48,6 +48,11 @@ pub struct SamplerPlacement {
     since: Instant,
     /// The highest real-time priority of a CPU thread at the last look (0: none is).
     cpu_rt_priority: i32,
+    /// The highest real-time priority of the process's other threads at the last scan of
+    /// them (every RT_SCAN_REVIEWS looks), 0 when none is real-time.
+    others_rt_priority: i32,
+    /// Looks since that scan.
+    since_rt_scan: u32,
     /// The real-time priority the sampler has (0: an ordinary thread).
     priority: i32,
 }
@@ -59,6 +64,9 @@ const LATE_NS: u64 = 500_000;
 const LOAD_WINDOW_MS: u64 = 200;
 /// More of a core than this (thousandths) used by others, and the core is not free.
 const OTHERS_MAX_PERMILLE: u64 = 300;
+/// The process's threads are scanned for their real-time priorities every this many looks
+/// (about a second).
+const RT_SCAN_REVIEWS: u32 = 50;
 /// The first real-time hold after a late wake-up or missed intervals, and the longest.
 const HOLD_FIRST: Duration = Duration::from_secs(10);
 const HOLD_MAX: Duration = Duration::from_secs(160);
@@ -101,6 +109,12 @@ impl SamplerPlacement {
             cores_quiet: false,
             since: Instant::now(),
             cpu_rt_priority: 0,
+            // Above every real-time thread from the start: SDL Hyperion run with CAP_SYS_NICE
+            // puts its CPU threads in SCHED_RR at priority 3, and a sampler below them would
+            // never run on a host whose cores they fill, so never arm a CPU, and so never
+            // learn their priority from a CPU it armed.
+            others_rt_priority: others_rt_priority(),
+            since_rt_scan: 0,
             priority: 0,
         };
         // Until the first window has shown a core free of other processes: real-time.
@@ -114,7 +128,7 @@ impl SamplerPlacement {
         // SAFETY: sched_get_priority_max only reads its argument.
         let max = unsafe { libc::sched_get_priority_max(libc::SCHED_FIFO) }.max(1);
         let want = if on {
-            (self.cpu_rt_priority + 1).clamp(1, max)
+            (self.cpu_rt_priority.max(self.others_rt_priority) + 1).clamp(1, max)
         } else {
             0
         };
@@ -167,6 +181,11 @@ impl SamplerPlacement {
             *seen = a;
         }
         self.cpu_rt_priority = cpu_rt_priority;
+        self.since_rt_scan += 1;
+        if self.since_rt_scan >= RT_SCAN_REVIEWS {
+            self.since_rt_scan = 0;
+            self.others_rt_priority = others_rt_priority();
+        }
         let free: Vec<usize> = self
             .allowed
             .iter()
@@ -288,6 +307,22 @@ impl ThreadStat {
         let rt_priority = rest.next().and_then(|f| f.parse().ok()).unwrap_or(0);
         Some(ThreadStat { core, rt_priority })
     }
+}
+
+/// The highest real-time priority among the process's threads other than the calling one
+/// (0: none is real-time, or /proc cannot be read).
+fn others_rt_priority() -> i32 {
+    // SAFETY: gettid has no preconditions.
+    let me = unsafe { libc::gettid() };
+    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&tid| tid as libc::pid_t != me)
+        .filter_map(ThreadStat::of)
+        .map(|t| t.rt_priority)
+        .max()
+        .unwrap_or(0)
 }
 
 /// The host cores the calling thread may run on.
