@@ -97,12 +97,14 @@ fn every_interval_is_sampled_on_four_cpus() {
             "CPU {} phase {}: overflow counts in blocks that are not full\n{p:?}",
             p.cpu, p.phase
         );
+        let short = shortfall_tolerance(4, p.cycles as f64 / 4404e6);
         assert!(
-            (p.stored as f64 - e).abs() / e < 0.02,
-            "CPU {} phase {}: {} stored vs {e:.0} intervals\n{p:?}",
+            p.stored as f64 <= e * 1.02 && p.stored as f64 >= e * (1.0 - short),
+            "CPU {} phase {}: {} stored vs {e:.0} intervals (at most 2% over, {:.1}% short)\n{p:?}",
             p.cpu,
             p.phase,
-            p.stored
+            p.stored,
+            short * 100.0
         );
     }
 }

@@ -39,9 +39,11 @@ fn four_cpus_drain_with_cdsg_and_account_for_every_interval() {
         // Entries, counts only samples lost because the block is full).
         assert_eq!(overflow, 0, "CPU {cpu}: overflow counts");
         let intervals = cycles as f64 / 440_400.0;
+        let short = shortfall_tolerance(4, cycles as f64 / 4404e6);
         assert!(
-            (valid as f64 - intervals).abs() / intervals < 0.02,
-            "CPU {cpu}: {valid} stored vs {intervals:.0} intervals"
+            valid as f64 <= intervals * 1.02 && valid as f64 >= intervals * (1.0 - short),
+            "CPU {cpu}: {valid} stored vs {intervals:.0} intervals (at most 2% over, {:.1}% short)",
+            short * 100.0
         );
         total += valid;
     }

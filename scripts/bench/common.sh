@@ -55,11 +55,13 @@ case $herc in
     herc_comm=impl_thread                       # Hyperion names its main thread so
     herc_wait="HHC00809I Processor CP00: disabled wait"   # (Hyperion stops the CPU there)
     herc_loaded=HHC01527I
-    # As root Hyperion makes every thread SCHED_RR (hthreads.c); without CAP_SYS_NICE they
-    # stay ordinary threads as 3.13's are, as in the tests. (The plugin's sampler then cannot
-    # be real-time either: `hcpumf status` shows "0 ms real-time".)
+    # As root Hyperion makes every thread SCHED_RR (hthreads.c) and the plugin's sampler
+    # goes one priority above them, as in the tests. HCPUMF_HYPERION_THREADS=ordinary runs
+    # it without CAP_SYS_NICE: its threads are ordinary as 3.13's are, but the sampler cannot
+    # be real-time either (`hcpumf status`: "0 ms real-time") and misses intervals.
     herc_priv=()
-    [ "$(id -u)" != 0 ] || herc_priv=(setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice)
+    [ "$(id -u)" != 0 ] || [ "${HCPUMF_HYPERION_THREADS:-}" != ordinary ] ||
+      herc_priv=(setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice)
     ;;
   *) echo "bench: HCPUMF_HERCULES=$herc: say 313 or hyperion" >&2; exit 2 ;;
 esac
