@@ -110,6 +110,13 @@ fn manual_reset(reset: &str, reload: bool) -> Outcome {
     // A CPU in a disabled wait is still in the operating state; Hercules performs a reset
     // only when every CPU is stopped (stopall is asynchronous).
     let mut after = vec!["stopall".into(), "pause 1".into(), reset.into()];
+    if reset == "sysclear" && common::hercules().is_hyperion() {
+        // Hyperion's clear reset leaves a z/Architecture configuration's CPUs in ESA/390
+        // mode, as the machine's does (an IPL program switches with SIGP); 3.13 keeps them
+        // in z/Architecture. Round 2 is z/Architecture code: ARCHLVL puts the CPUs back
+        // (with one more initial CPU reset, which changes nothing after a clear reset).
+        after.push("archlvl z/Arch".into());
+    }
     if reload {
         after.push(format!("loadcore {} 0", bin.display()));
         after.push("r 33f0=00000001".into());
