@@ -81,6 +81,11 @@ pub struct SchedulerState {
     /// The sampler thread's Linux thread id while it runs (0 before), for `hcpumf status`
     /// to read the CPU time the kernel accounted to it.
     pub tid: AtomicU32,
+    /// The sampler thread runs (from its start until it ends).
+    pub running: AtomicBool,
+    /// What went wrong with the sampler thread last, in words, for `hcpumf status` (empty:
+    /// nothing): a panic (`host::sampler` starts its loop again after the first), its end.
+    pub trouble: std::sync::Mutex<String>,
 }
 
 static RUNTIME: OnceLock<Runtime> = OnceLock::new();
