@@ -159,3 +159,49 @@ fn both_dialects_are_read() {
     assert_eq!(fatal_lines(log).len(), 4, "{:?}", fatal_lines(log));
     assert!(fatal_lines("HHCMF090I fine\nHHCMF009E not the sampler's").is_empty());
 }
+
+/// The bound on entries stored (`common/stored.rs`): a count more than 2% short passes only
+/// with a stall of the sampler, counted by `hcpumf status`, long enough to explain the rest,
+/// each stall explaining one count of each CPU; a count above C / I + 6 fails.
+#[test]
+fn a_shortfall_needs_a_stall_of_the_sampler_to_explain_it() {
+    use common::stored::{failures, stalls_of, Stored};
+    let line = |late: &str| {
+        format!(
+            "HHCMF022I sampler thread: 63249 sleeps, woken up to 4100 us late, a pass held up \
+             to 173 us; late or held more than 0.1/0.2/0.5/1/2/5/10 ms: {late} times; 9740 ms \
+             real-time, 0 ms ordinary, 0 holds; CPU 2 ms"
+        )
+    };
+    let none = stalls_of(&line("0/0/0/0/0/0/0"));
+    // One wake-up 2-4.1 ms late: 82 intervals of 50 us at most.
+    let one = stalls_of(&line("1/1/1/1/1/0/0"));
+    assert!(one.contains(&(4_100_000, 1)), "{one:?}");
+    let count = |cpu, stored| Stored {
+        what: format!("CPU {cpu}"),
+        cpu,
+        stored,
+        cycles: 5000 * 220_200,
+        interval: 220_200,
+    };
+    // 98% of 5,000 less 2: 4,898; and 3 more than that for the wake-ups up to 0.1 ms late,
+    // which no step counts (each explains 0.1 ms / 50 us + 1 entries).
+    assert!(failures(&[count(0, 4895), count(1, 5006)], &none, 4404).is_empty());
+    let f = failures(&[count(0, 4894)], &none, 4404);
+    assert!(f[0].contains("no late wake-up or long pass"), "{f:?}");
+    assert!(failures(&[count(0, 4820)], &one, 4404).is_empty());
+    let f = failures(&[count(0, 4810)], &one, 4404);
+    assert_eq!(
+        f.len(),
+        1,
+        "88 intervals short: more than a 4.1 ms stall explains"
+    );
+    // The stall delays every CPU once: one count of each, not two of one.
+    assert!(failures(&[count(0, 4850), count(1, 4850)], &one, 4404).is_empty());
+    assert_eq!(
+        failures(&[count(0, 4850), count(0, 4850)], &one, 4404).len(),
+        1
+    );
+    let f = failures(&[count(0, 5007)], &none, 4404);
+    assert!(f[0].contains("more than 6 above"), "{f:?}");
+}

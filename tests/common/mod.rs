@@ -19,6 +19,7 @@
 
 mod dialect;
 mod skip;
+pub mod stored;
 
 #[allow(unused_imports)]
 pub use dialect::{hercules, Dialect, Hercules, HYPERION, V313};
