@@ -277,7 +277,7 @@ fn status() {
     let sleeps = r.sched.sleeps.load(Ordering::Relaxed);
     log(&format!(
         "HHCMF022I sampler thread: {sleeps} sleeps, woken up to {} us late, a pass held up to {} us; \
-         late or held more than {} ms: {} times; \
+         late or held more than {} ms: {} times, {} us in all; \
          {} ms real-time, {} ms ordinary, {} holds; {}",
         r.sched.oversleep_max.load(Ordering::Relaxed) / 1000,
         r.sched.pass_max.load(Ordering::Relaxed) / 1000,
@@ -292,6 +292,7 @@ fn status() {
             .map(|n| n.load(Ordering::Relaxed).to_string())
             .collect::<Vec<_>>()
             .join("/"),
+        r.sched.stalled_ns.load(Ordering::Relaxed) / 1000,
         r.sched.realtime_ns.load(Ordering::Relaxed) / 1_000_000,
         r.sched.ordinary_ns.load(Ordering::Relaxed) / 1_000_000,
         r.sched.holds.load(Ordering::Relaxed),

@@ -204,12 +204,16 @@ fn scheduler_loop(placement: &mut SamplerPlacement) {
     }
 }
 
-/// Count a late wake-up, or a pass that took long, of `ns` by the steps it exceeds.
+/// Count a late wake-up, or a pass that took long, of `ns` by the steps it exceeds, and its
+/// time when it exceeds the first.
 fn stall(st: &SchedulerState, ns: u64) {
     for (n, us) in st.stalls.iter().zip(LATE_STEPS_US) {
         if ns > us * 1000 {
             bump(n, 1);
         }
+    }
+    if ns > LATE_STEPS_US[0] * 1000 {
+        bump(&st.stalled_ns, ns);
     }
 }
 

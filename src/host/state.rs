@@ -73,6 +73,9 @@ pub struct SchedulerState {
     pub oversleep_max: AtomicU64,
     pub pass_max: AtomicU64,
     pub stalls: [AtomicU64; LATE_STEPS_US.len()],
+    /// The time (ns) of those over the first step, in all: how long the sampler was late or
+    /// held up (`tests/common/stored.rs` weighs the samples missed against it).
+    pub stalled_ns: AtomicU64,
     /// Time the sampler spent as a real-time thread, and as an ordinary one (ns), and the
     /// times it turned real-time after a late wake-up or missed intervals.
     pub realtime_ns: AtomicU64,
