@@ -159,3 +159,61 @@ fn both_dialects_are_read() {
     assert_eq!(fatal_lines(log).len(), 4, "{:?}", fatal_lines(log));
     assert!(fatal_lines("HHCMF090I fine\nHHCMF009E not the sampler's").is_empty());
 }
+
+/// The bound on entries stored (`common/stored.rs`): a count more than 2% short passes only
+/// with stalls of the sampler, counted by `hcpumf status`, that explain the rest: a stall of
+/// L explains L / interval + 1 entries of each CPU, within the time HHCMF022I says the stalls
+/// took in all. A count above C / I + 6 fails.
+#[test]
+fn a_shortfall_needs_stalls_of_the_sampler_to_explain_it() {
+    use common::stored::{failures, stalls_of, Stored};
+    let line = |late: &str, max_us: u64, total_us: u64| {
+        format!(
+            "HHCMF022I sampler thread: 63249 sleeps, woken up to {max_us} us late, a pass held \
+             up to 173 us; late or held more than 0.1/0.2/0.5/1/2/5/10 ms: {late} times, \
+             {total_us} us in all; 9740 ms real-time, 0 ms ordinary, 0 holds; CPU 2 ms"
+        )
+    };
+    let none = stalls_of(&line("0/0/0/0/0/0/0", 90, 0));
+    assert_eq!(none.total_ns, Some(0));
+    // One wake-up 2-4.1 ms late: 82 intervals of 50 us at most.
+    let one = stalls_of(&line("1/1/1/1/1/0/0", 4100, 4100));
+    assert!(one.steps.contains(&(4_100_000, 1)), "{one:?}");
+    let count = |cpu, stored| Stored {
+        what: format!("CPU {cpu}"),
+        cpu,
+        stored,
+        cycles: 5000 * 220_200,
+        interval: 220_200,
+    };
+    // 98% of 5,000 less 2: 4,898; and 3 more than that for the wake-ups up to 0.1 ms late,
+    // which no step counts (each explains 0.1 ms / 50 us + 1 entries).
+    assert!(failures(&[count(0, 4895), count(1, 5006)], &none, 4404).is_empty());
+    let f = failures(&[count(0, 4894)], &none, 4404);
+    assert!(f[0].contains("no late wake-up or long pass"), "{f:?}");
+    assert!(failures(&[count(0, 4820)], &one, 4404).is_empty());
+    let f = failures(&[count(0, 4810)], &one, 4404);
+    assert_eq!(
+        f.len(),
+        1,
+        "88 intervals short: more than a 4.1 ms stall explains"
+    );
+    // The stall delays every CPU once: one count of each, not two of one.
+    assert!(failures(&[count(0, 4850), count(1, 4850)], &one, 4404).is_empty());
+    assert_eq!(
+        failures(&[count(0, 4850), count(0, 4850)], &one, 4404).len(),
+        1
+    );
+    let f = failures(&[count(0, 5007)], &none, 4404);
+    assert!(f[0].contains("more than 6 above"), "{f:?}");
+    // Three wake-ups 10-40 ms late, 90 ms in all: together they explain up to 90 ms / 50 us
+    // + 3 = 1,803 entries, and no more than the 90 ms they took.
+    let long = stalls_of(&line("3/3/3/3/3/3/3", 40_000, 90_000));
+    assert!(failures(&[count(0, 4898 - 1803)], &long, 4404).is_empty());
+    let f = failures(&[count(0, 4898 - 1810)], &long, 4404);
+    assert_eq!(f.len(), 1, "{f:?}");
+    // 20 wake-ups 0.5-1 ms late, 12 ms in all: 12 ms / 50 us + 20 = 260 entries.
+    let short = stalls_of(&line("20/20/20/0/0/0/0", 1000, 12_000));
+    assert!(failures(&[count(0, 4898 - 260)], &short, 4404).is_empty());
+    assert_eq!(failures(&[count(0, 4898 - 270)], &short, 4404).len(), 1);
+}

@@ -2,6 +2,7 @@
 //! z/OS-format files, whose contents match what the guest did (SA23-2260 entry and trailer
 //! layouts), MVS awareness names the job and modules, and the report tool reads them back.
 mod common;
+use common::stored::{self, Stored};
 use common::*;
 use hcpumf_formats::{cnt, int, map, sdb, smp};
 use std::path::Path;
@@ -80,9 +81,23 @@ fn collection_files_match_the_workload() {
     })
     .expect("scan");
     assert!(sum.problems.is_empty(), "{:?}", sum.problems);
-    assert!(
-        total > 20_000,
-        "about 13,333 samples per CPU second: {total}"
+    // SAMPFREQ 800,000 a minute: 13,333 samples per CPU second, an interval of 4,404 x 60 x
+    // 10^6 / 800,000 = 330,300 cycles. The run's samples against the cycles its .CNT counted
+    // over the same time (below): the bound of tests/common/stored.rs.
+    let cycles = {
+        let c = cnt::parse(&std::fs::read_to_string(&files(&out_dir, ".CNT")[0]).expect("cnt"));
+        c.cpus[&0].1[&0]
+    };
+    stored::check(
+        &out,
+        &[Stored {
+            what: "the HIS run's samples".into(),
+            cpu: 0,
+            stored: total,
+            cycles,
+            interval: 330_300,
+        }],
+        4404,
     );
     let expect = [50.0, 30.0, 20.0];
     for r in 0..3 {
@@ -336,7 +351,7 @@ fn host_collection_coexists_with_guest_sampling() {
             "hcpumf his begin sampfreq=300000 path={}",
             out_dir.display()
         )],
-        after: vec!["hcpumf his end".into()],
+        after: vec!["hcpumf status".into(), "hcpumf his end".into()],
         show: vec![(0x3000, 0x100), (0x3bf0, 0x90), (0x20000, 0x40)],
         ..Config::default()
     };
@@ -373,6 +388,21 @@ fn host_collection_coexists_with_guest_sampling() {
     })
     .expect("scan");
     assert!(sum.problems.is_empty(), "{:?}", sum.problems);
+    // SAMPFREQ 300,000 a minute: an interval of 4,404 x 60 x 10^6 / 300,000 = 880,800
+    // cycles. The run's samples against the cycles of its .CNT (the basic set is in the
+    // default CTRSET): the bound of tests/common/stored.rs.
+    let c = cnt::parse(&std::fs::read_to_string(&files(&out_dir, ".CNT")[0]).expect("cnt"));
+    stored::check(
+        &out,
+        &[Stored {
+            what: "the HIS run's samples".into(),
+            cpu: 0,
+            stored: n,
+            cycles: c.cpus[&0].1[&0],
+            interval: 880_800,
+        }],
+        4404,
+    );
     assert!(n > 1000, "host samples: {n}");
     assert!(
         in_loop * 10 > n * 9,

@@ -34,6 +34,7 @@
 //! covers a CPU left unsampled while the sampler was on time and the CPU ran at its usual
 //! speed, which is what issue 21 found (80-230 intervals of an activation).
 mod common;
+use common::stored::{sampler_stalls, unexplained, ABOVE, SLACK};
 use common::*;
 
 const KINDS: [&str; 7] = [
@@ -47,7 +48,6 @@ const KINDS: [&str; 7] = [
 ];
 
 const ROUNDS: u64 = 200;
-const SLACK: u64 = 2;
 
 /// What the guest recorded for one kind of activation on one CPU.
 #[derive(Debug)]
@@ -130,60 +130,6 @@ fn kinds(out: &Outcome, cpu: u64, interval: u64) -> Vec<Kind> {
         .collect()
 }
 
-/// The sampler's late wake-ups and long passes as `hcpumf status` counts them (HHCMF022I
-/// "woken up to M us late, a pass held up to H us; late or held more than 0.1/0.2/.../10 ms:
-/// a/b/.../g times"): (how long at most, ns; how many), one pair per step, longest first,
-/// and the unnumbered rest (at most 100 us) last.
-fn sampler_stalls(out: &Outcome) -> Vec<(u64, u64)> {
-    let line = out
-        .log
-        .lines()
-        .find(|l| l.contains("HHCMF022I"))
-        .expect("HHCMF022I");
-    let after = |what: &str| -> Option<u64> {
-        line.split(what)
-            .nth(1)
-            .and_then(|t| t.split(' ').next())
-            .and_then(|n| n.parse().ok())
-    };
-    let max_us = after("woken up to ")
-        .expect("woken up to N us late")
-        .max(after("held up to ").unwrap_or(0));
-    // Builds before the steps (to compare with them) count only those over 1 ms: every
-    // wake-up under that is taken for one of 1 ms.
-    if let Some(n) = line
-        .split(" times more than 1 ms")
-        .next()
-        .filter(|t| t.len() < line.len())
-        .and_then(|t| t.rsplit(' ').next())
-        .and_then(|n| n.parse::<u64>().ok())
-    {
-        return vec![(max_us * 1000, n), (1_000_000, u64::MAX)];
-    }
-    let field = |i: usize| -> Vec<f64> {
-        line.split("more than ")
-            .nth(1)
-            .and_then(|t| t.split(" times").next())
-            .and_then(|t| t.split(" ms: ").nth(i))
-            .map(|t| t.split('/').filter_map(|n| n.parse().ok()).collect())
-            .expect("more than A/B/... ms: a/b/... times")
-    };
-    let (steps_ms, counts) = (field(0), field(1));
-    assert_eq!(steps_ms.len(), counts.len(), "{line}");
-    let mut stalls = Vec::new();
-    for j in (0..steps_ms.len()).rev() {
-        // Later than step j, not later than step j + 1 (the latest: the maximum).
-        let upto = match steps_ms.get(j + 1) {
-            Some(ms) => (ms * 1e6) as u64,
-            None => max_us * 1000,
-        };
-        let n = counts[j] as u64 - counts.get(j + 1).map_or(0, |c| *c as u64);
-        stalls.push((upto, n));
-    }
-    stalls.push(((steps_ms[0] * 1e6) as u64, u64::MAX));
-    stalls
-}
-
 /// One activation's spin, as the guest recorded it.
 #[derive(Clone, Copy, Debug)]
 struct Activation {
@@ -214,10 +160,6 @@ fn activations(out: &Outcome, cpu: u64, kind: u64) -> Vec<Activation> {
 /// The Hercules runs of this file one at a time (the suite runs tests two at a time): each
 /// is itself the load it measures the sampler under.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// Above C / I: EARLY_NS and the wake-up margin (SLACK), and a cycle count up to 200 us ahead
-/// at the activation's first ECCTR (module documentation).
-const ABOVE: f64 = SLACK as f64 + 4.0;
 
 fn run_activations(numcpu: u32) {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -286,6 +228,7 @@ fn run_activations(numcpu: u32) {
                 for _ in 0..kind.never_attempted {
                     deficits.push((
                         spin,
+                        interval_ns,
                         format!(
                             "{what}: no sample in a spin of {spin} intervals (no \
                              invalid-entry-address alert, basic sampling still active)"
@@ -353,6 +296,7 @@ fn run_activations(numcpu: u32) {
                 if rest > 0.0 {
                     deficits.push((
                         rest,
+                        interval_ns,
                         format!(
                             "{what} round {r}: {} entries for {e:.1} intervals, {short:.1} below \
                          98% - {SLACK}, {charged:.1} of them charged (at {:.1} cycles per \
@@ -377,21 +321,7 @@ fn run_activations(numcpu: u32) {
         }
         // Match the shortfalls to the late wake-ups, largest first, each to the least late
         // wake-up that explains it.
-        deficits.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let mut left = stalls.clone();
-        for (rest, what) in deficits {
-            let need = ((rest - 1.0).max(0.0) * interval_ns as f64) as u64;
-            match left
-                .iter_mut()
-                .rev()
-                .find(|(upto, n)| *upto >= need && *n > 0)
-            {
-                Some((_, n)) => *n -= 1,
-                None => failures.push(format!(
-                    "{what}: no late wake-up or long pass of the sampler left to explain {rest:.1} entries"
-                )),
-            }
-        }
+        failures.extend(unexplained(deficits, &mut stalls.clone()));
     }
     assert!(failures.is_empty(), "{}\n{status}", failures.join("\n"));
 }

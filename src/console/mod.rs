@@ -254,6 +254,22 @@ fn sampler_cost(run_ns: Option<u64>, samples: u64, wakeups: u64) -> String {
     format!("CPU {} ms, {samples}, {wakeups}", ns / 1_000_000)
 }
 
+/// What `hcpumf status` says of a sampler thread that does not run as it should (None: it
+/// runs and nothing went wrong): `running` whether it runs, `trouble` what went wrong with it
+/// last, in words (`host::sampler`: a panic, its end, its start).
+fn sampler_health(running: bool, trouble: &str) -> Option<String> {
+    let now = if running {
+        "started again, running"
+    } else {
+        "not running: sampling has stopped on every CPU (rmmod and ldmod hcpumf start it afresh)"
+    };
+    match (running, trouble) {
+        (true, "") => None,
+        (false, "") => Some(format!("HHCMF094E sampler thread: {now}")),
+        (_, t) => Some(format!("HHCMF094E sampler thread: {t}; {now}")),
+    }
+}
+
 fn status() {
     let m = model::current();
     log(&format!("HHCMF020I {}", m.summary()));
@@ -261,7 +277,7 @@ fn status() {
     let sleeps = r.sched.sleeps.load(Ordering::Relaxed);
     log(&format!(
         "HHCMF022I sampler thread: {sleeps} sleeps, woken up to {} us late, a pass held up to {} us; \
-         late or held more than {} ms: {} times; \
+         late or held more than {} ms: {} times, {} us in all; \
          {} ms real-time, {} ms ordinary, {} holds; {}",
         r.sched.oversleep_max.load(Ordering::Relaxed) / 1000,
         r.sched.pass_max.load(Ordering::Relaxed) / 1000,
@@ -276,6 +292,7 @@ fn status() {
             .map(|n| n.load(Ordering::Relaxed).to_string())
             .collect::<Vec<_>>()
             .join("/"),
+        r.sched.stalled_ns.load(Ordering::Relaxed) / 1000,
         r.sched.realtime_ns.load(Ordering::Relaxed) / 1_000_000,
         r.sched.ordinary_ns.load(Ordering::Relaxed) / 1_000_000,
         r.sched.holds.load(Ordering::Relaxed),
@@ -288,6 +305,15 @@ fn status() {
             sleeps
         )
     ));
+    let trouble = r
+        .sched
+        .trouble
+        .lock()
+        .map(|t| t.clone())
+        .unwrap_or_default();
+    if let Some(line) = sampler_health(r.sched.running.load(Ordering::Acquire), &trouble) {
+        log(&line);
+    }
     for (i, st) in state::rt().cpus.iter().enumerate() {
         if !cpu_online(i as u16) {
             continue;
@@ -361,6 +387,29 @@ mod tests {
             "CPU 0 ms, no samples, no wake-ups"
         );
         assert_eq!(sampler_cost(None, 5, 5), "CPU time unknown");
+    }
+
+    /// A sampler thread that ended, or panicked and runs again, is named in `hcpumf status`
+    /// with what went wrong; one that runs and to which nothing happened is not.
+    #[test]
+    fn status_names_what_happened_to_the_sampler() {
+        let panic = "ended by a panic at src/host/sampler.rs:9:5: boom (1.5 s after the thread \
+                     started)";
+        assert_eq!(sampler_health(true, ""), None);
+        assert_eq!(
+            sampler_health(true, panic).as_deref(),
+            Some(
+                "HHCMF094E sampler thread: ended by a panic at src/host/sampler.rs:9:5: boom \
+                 (1.5 s after the thread started); started again, running"
+            )
+        );
+        let ended = "HHCMF094E sampler thread: could not start: no memory; not running: sampling \
+                     has stopped on every CPU (rmmod and ldmod hcpumf start it afresh)";
+        assert_eq!(
+            sampler_health(false, "could not start: no memory").as_deref(),
+            Some(ended)
+        );
+        assert!(sampler_health(false, "").is_some_and(|l| l.contains("not running")));
     }
 
     fn ws(line: &str) -> Vec<String> {

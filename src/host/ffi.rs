@@ -9,7 +9,7 @@
 use crate::host::glue::{hcpumf_result, hcpumf_view};
 use crate::host::meter::RawCounts;
 use crate::host::services::{self, log};
-use crate::host::{crypto, instructions, model, resets, state, tick};
+use crate::host::{crypto, instructions, model, panics, resets, state, tick};
 use hcpumf_arch::cpu::{Arch, CpuView};
 use hcpumf_arch::instructions::{precheck, Operands};
 use hcpumf_arch::pgm::ProgramException;
@@ -19,9 +19,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 pub fn guarded<T>(what: &str, default: T, f: impl FnOnce() -> T) -> T {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(v) => v,
-        Err(_) => {
+        Err(p) => {
             log(&format!(
-                "HHCMF999E hcpumf internal error in {what}; the request was ignored"
+                "HHCMF999E hcpumf internal error in {what}; the request was ignored (a panic {})",
+                panics::describe(&*p)
             ));
             default
         }

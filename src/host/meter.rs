@@ -347,18 +347,33 @@ mod tests {
         // Whether the kernel keeps schedstat, asked without the code under test: without it
         // there is nothing to read, and the test is recorded as skipped (not passed) in the
         // records tests/common/skip.rs describes.
-        if !std::path::Path::new("/proc/thread-self/schedstat").exists() {
+        let own = || std::fs::read_to_string("/proc/thread-self/schedstat").ok();
+        if own().is_none() {
             assert_eq!(thread_run_ns(tid), None);
             record_skip("kernel", "the kernel keeps no /proc/thread-self/schedstat");
             return;
         }
         let before = thread_run_ns(tid).expect("schedstat exists: a reading");
-        let own = thread_cpu_ns();
-        while thread_cpu_ns() - own < 20_000_000 {
+        let start = thread_cpu_ns();
+        while thread_cpu_ns() - start < 20_000_000 {
             std::hint::black_box(mono_ns());
         }
-        let after = thread_run_ns(tid).unwrap_or(0);
+        let after = thread_run_ns(tid).expect("schedstat exists: a reading");
+        // A kernel built without CONFIG_SCHED_INFO shows the file as "0 0 0": it keeps no
+        // schedstat either, which the file's own first field, read here, says.
+        let kept = own()
+            .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+            .expect("schedstat's first field");
+        if kept == 0 {
+            assert_eq!((before, after), (0, 0));
+            record_skip(
+                "kernel",
+                "the kernel's schedstat reads 0 (no CONFIG_SCHED_INFO)",
+            );
+            return;
+        }
         assert!(after >= before + 10_000_000, "{before} -> {after}");
+        assert!(after <= kept, "{after} read before the kernel's own {kept}");
     }
 
     /// tests/common/skip.rs's `skip`, which a unit test cannot include.

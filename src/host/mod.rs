@@ -6,13 +6,14 @@
 //! | module | responsibility |
 //! |---|---|
 //! | [`ffi`] | the C ABI hooks the glue calls on CPU threads (panics caught at each) |
+//! | [`panics`] | a caught panic in words: its message and where it was raised |
 //! | [`glue`], [`services`], [`storage`] | the glue's interface as Rust sees it: bindgen layouts, the host-services table (log, TOD clock, CPU states), guest main storage |
 //! | [`state`], [`cacheline`] | one lock-free [`state::CpuState`] per CPU, the global [`state::Runtime`]; cache-line padding |
 //! | [`model`] | the machine model in force, chosen at load; cycles to CPU time |
 //! | [`meter`] | instructions and CPU time of a CPU, their problem-state attribution |
 //! | [`clock`] | the sampling clocks (guest and HIS run), in CPU time |
 //! | [`schedule`] | a CPU's tick schedule: sampling clocks, accounting points, the line shared with the sampler |
-//! | [`sampler`], [`deadline`] | the sampler thread that takes samples and arms CPUs when their time has come; how CPUs post deadlines |
+//! | [`sampler`], [`deadline`] | the sampler thread that takes samples and arms CPUs when their time has come (started again after its first panic); how CPUs post deadlines |
 //! | [`placement`], [`hostload`] | where and how the sampler thread runs: its cores and scheduling policy; whether those cores are free of other processes |
 //! | [`remote`], [`exclusive`] | basic samples the sampler thread takes from a running CPU without stopping it; who may change a CPU's sampling state |
 //! | [`tick`] | the tick on the CPU's thread: account, guest sample, run sample, alert |
@@ -34,6 +35,7 @@ pub mod hostload;
 pub mod instructions;
 pub mod meter;
 pub mod model;
+pub mod panics;
 pub mod placement;
 pub mod remote;
 pub mod resets;

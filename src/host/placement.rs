@@ -122,6 +122,15 @@ impl SamplerPlacement {
         p
     }
 
+    /// The placement of the sampler thread started again after a panic: back on every core it
+    /// was allowed at its start, its policy chosen as then.
+    pub fn afresh(&self) -> Self {
+        if !self.allowed.is_empty() {
+            set_affinity(&self.allowed);
+        }
+        Self::new()
+    }
+
     /// Switch between real-time (one priority above the CPU threads', at least the lowest)
     /// and an ordinary thread.
     fn set_realtime(&mut self, on: bool) {

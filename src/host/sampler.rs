@@ -10,21 +10,28 @@ use crate::host::clock::{early_window, EARLY_NS};
 use crate::host::deadline::{wake_scheduler, wall_ns, ALERT_POLL_NS};
 use crate::host::glue::{hcpumf_host, ArmMode};
 use crate::host::meter::{bump, mono_ns};
+use crate::host::panics;
 use crate::host::placement::SamplerPlacement;
 use crate::host::remote;
 use crate::host::schedule::{SchedPrivate, SchedShared, TickSchedule};
 use crate::host::services::{host, log};
 use crate::host::state::{rt, Runtime, SchedulerState, LATE_STEPS_US};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// Start the sampler thread.
 pub fn start() {
+    panics::install();
     let r = rt();
     r.stop.store(false, Ordering::Release);
+    trouble(r, String::new());
+    // Running from here (a `hcpumf status` right after the load must not find it ended);
+    // the thread clears it when it ends.
+    r.sched.running.store(true, Ordering::Release);
     let handle = std::thread::Builder::new()
         .name("hcpumf-sampler".into())
-        .spawn(scheduler_loop);
+        .spawn(supervise);
     match handle {
         Ok(h) => {
             if let Ok(mut g) = r.sampler.write() {
@@ -34,11 +41,16 @@ pub fn start() {
                 *g = Some(h);
             }
         }
-        Err(e) => log(&format!("HHCMF090E cannot start the sampler thread: {e}")),
+        Err(e) => {
+            r.sched.running.store(false, Ordering::Release);
+            trouble(r, format!("could not start: {e}"));
+            log(&format!("HHCMF090E cannot start the sampler thread: {e}"));
+        }
     }
 }
 
-/// Stop and join the sampler thread.
+/// Stop and join the sampler thread; a panic that ended it (one [`supervise`] did not catch)
+/// is reported.
 pub fn stop() {
     let r = rt();
     r.stop.store(true, Ordering::Release);
@@ -47,14 +59,107 @@ pub fn stop() {
     let h = r.scheduler.lock().ok().and_then(|mut g| g.take());
     if let Some(h) = h {
         h.thread().unpark();
-        let _ = h.join();
+        if let Err(p) = h.join() {
+            log(&format!(
+                "HHCMF093E hcpumf the sampler thread had ended by a panic {}",
+                panics::describe(&*p)
+            ));
+        }
     }
     if let Ok(mut g) = r.sampler.write() {
         *g = None;
     }
 }
 
-fn scheduler_loop() {
+/// What went wrong with the sampler thread last, in words, for `hcpumf status` (empty:
+/// nothing).
+fn trouble(r: &Runtime, what: String) {
+    if let Ok(mut t) = r.sched.trouble.lock() {
+        *t = what;
+    }
+}
+
+/// Panics of the sampler thread after which its loop is started again: the first. A second
+/// ends the thread, so that a panic that recurs cannot fill the console; sampling then stops
+/// on every CPU until `rmmod` and `ldmod hcpumf` start the thread afresh.
+const RESTARTS: u32 = 1;
+
+/// The sampler thread: its loop, started again after a panic (at most RESTARTS times). Each
+/// panic is said on the console (HHCMF091E, HHCMF092E), and so is a loop that ends while the
+/// plugin is loaded (HHCMF095E); `hcpumf status` says it again (HHCMF094E).
+fn supervise() {
+    let r = rt();
+    let started = wall_ns();
+    let returned = run_supervised(
+        &mut SamplerPlacement::new(),
+        scheduler_loop,
+        |placement, n, what| {
+            let secs = wall_ns().saturating_sub(started) as f64 / 1e9;
+            let what = format!("{what} ({secs:.1} s after the thread started)");
+            trouble(
+                r,
+                match n {
+                    1 => format!("ended by a panic {what}"),
+                    n => format!("ended by {n} panics, the latest {what}"),
+                },
+            );
+            let again = n <= RESTARTS && !r.stop.load(Ordering::Acquire);
+            if again {
+                log(&format!(
+                    "HHCMF091E hcpumf the sampler thread ended by a panic {what}; started \
+                     again: sampling goes on"
+                ));
+                // From its start state: every core it was allowed at first, its policy
+                // chosen afresh (the panic may have come in the middle of a change).
+                *placement = placement.afresh();
+            } else {
+                log(&format!(
+                    "HHCMF092E hcpumf the sampler thread ended by a panic {what}, its panic \
+                     {n} since the load; not started again: sampling has stopped on every CPU \
+                     (rmmod and ldmod hcpumf start it afresh)"
+                ));
+            }
+            again
+        },
+    );
+    if returned && !r.stop.load(Ordering::Acquire) {
+        let secs = wall_ns().saturating_sub(started) as f64 / 1e9;
+        trouble(
+            r,
+            format!("its loop ended {secs:.1} s after the thread started, not asked to stop"),
+        );
+        log(&format!(
+            "HHCMF095E hcpumf the sampler thread's loop ended {secs:.1} s after the thread \
+             started, while the plugin is loaded: sampling has stopped on every CPU (rmmod and \
+             ldmod hcpumf start it afresh)"
+        ));
+    }
+    r.sched.running.store(false, Ordering::Release);
+}
+
+/// Run `body` on `state` until it returns; when it panics, call `panicked` with the state,
+/// the number of panics so far and the panic in words, and run it again if that answers true.
+/// True: `body` returned; false: it panicked and was not run again.
+fn run_supervised<S>(
+    state: &mut S,
+    mut body: impl FnMut(&mut S),
+    mut panicked: impl FnMut(&mut S, u32, String) -> bool,
+) -> bool {
+    let mut n = 0;
+    loop {
+        match catch_unwind(AssertUnwindSafe(|| body(state))) {
+            Ok(()) => return true,
+            Err(p) => {
+                n += 1;
+                if !panicked(state, n, panics::describe(&*p)) {
+                    return false;
+                }
+            }
+        }
+    }
+}
+
+fn scheduler_loop(placement: &mut SamplerPlacement) {
     // Ask the kernel for precise wake-ups: the default 50 us timer slack would smear
     // intervals at high sampling rates.
     // SAFETY: prctl(PR_SET_TIMERSLACK) only changes this thread's timer slack.
@@ -63,7 +168,6 @@ fn scheduler_loop() {
     r.sched
         .tid
         .store(crate::host::tick::thread_id(), Ordering::Relaxed);
-    let mut placement = SamplerPlacement::new();
     let st = &r.sched;
     let mut pass = wall_ns();
     while !r.stop.load(Ordering::Acquire) {
@@ -100,12 +204,16 @@ fn scheduler_loop() {
     }
 }
 
-/// Count a late wake-up, or a pass that took long, of `ns` by the steps it exceeds.
+/// Count a late wake-up, or a pass that took long, of `ns` by the steps it exceeds, and its
+/// time when it exceeds the first.
 fn stall(st: &SchedulerState, ns: u64) {
     for (n, us) in st.stalls.iter().zip(LATE_STEPS_US) {
         if ns > us * 1000 {
             bump(n, 1);
         }
+    }
+    if ns > LATE_STEPS_US[0] * 1000 {
+        bump(&st.stalled_ns, ns);
     }
 }
 
@@ -355,4 +463,40 @@ fn scan(r: &Runtime, now: u64) -> u64 {
         next = next.min(now + again);
     }
     next
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The supervisor runs the loop again after a panic while the handler says so, tells it
+    /// each panic with its place and message, and returns when the loop returns.
+    #[test]
+    fn a_panicking_loop_is_run_again_once_and_each_panic_is_told() {
+        panics::install();
+        let mut told = Vec::new();
+        let mut runs = 0;
+        let returned = run_supervised(
+            &mut runs,
+            |runs| {
+                *runs += 1;
+                panic!("pass {runs}");
+            },
+            |_, n, what| {
+                told.push((n, what));
+                n <= RESTARTS
+            },
+        );
+        assert!(!returned);
+        assert_eq!(runs, 2, "run, then run again once");
+        assert_eq!(told.len(), 2);
+        for (i, (n, what)) in told.iter().enumerate() {
+            assert_eq!(*n, i as u32 + 1);
+            assert!(what.starts_with("at src/host/sampler.rs:"), "{what}");
+            assert!(what.ends_with(&format!(": pass {}", i + 1)), "{what}");
+        }
+        let mut runs = 0;
+        assert!(run_supervised(&mut runs, |runs| *runs += 1, |_, _, _| true));
+        assert_eq!(runs, 1, "a loop that returns is not run again");
+    }
 }

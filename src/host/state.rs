@@ -73,6 +73,9 @@ pub struct SchedulerState {
     pub oversleep_max: AtomicU64,
     pub pass_max: AtomicU64,
     pub stalls: [AtomicU64; LATE_STEPS_US.len()],
+    /// The time (ns) of those over the first step, in all: how long the sampler was late or
+    /// held up (`tests/common/stored.rs` weighs the samples missed against it).
+    pub stalled_ns: AtomicU64,
     /// Time the sampler spent as a real-time thread, and as an ordinary one (ns), and the
     /// times it turned real-time after a late wake-up or missed intervals.
     pub realtime_ns: AtomicU64,
@@ -81,6 +84,11 @@ pub struct SchedulerState {
     /// The sampler thread's Linux thread id while it runs (0 before), for `hcpumf status`
     /// to read the CPU time the kernel accounted to it.
     pub tid: AtomicU32,
+    /// The sampler thread runs (from its start until it ends).
+    pub running: AtomicBool,
+    /// What went wrong with the sampler thread last, in words, for `hcpumf status` (empty:
+    /// nothing): a panic (`host::sampler` starts its loop again after the first), its end.
+    pub trouble: std::sync::Mutex<String>,
 }
 
 static RUNTIME: OnceLock<Runtime> = OnceLock::new();

@@ -269,37 +269,3 @@ impl Dialect {
         m
     }
 }
-
-/// How far below cycles / interval (a share) a CPU's stored samples may fall at the maximum
-/// rate when `cpus` guest CPUs spin for `cpu_seconds` of CPU time each: the 2% the README
-/// claims; on Hyperion with real-time CPU threads (root, not
-/// `HCPUMF_HYPERION_THREADS=ordinary`) that fill the host's cores, add the time the kernel's
-/// real-time throttling stops every real-time thread, the sampler included, for the rest of
-/// a period (`sched_rt_period_us - sched_rt_runtime_us`, 50 ms of each second by default),
-/// on each core (the sampler may meet it on each) in each period of the run's wall time:
-/// intervals the host could not sample, which the plugin does not store (README, "SDL
-/// Hyperion").
-#[allow(dead_code)]
-pub fn shortfall_tolerance(cpus: usize, cpu_seconds: f64) -> f64 {
-    let read = |f: &str| -> Option<f64> {
-        std::fs::read_to_string(format!("/proc/sys/kernel/{f}"))
-            .ok()?
-            .trim()
-            .parse()
-            .ok()
-    };
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    // SAFETY: geteuid has no preconditions.
-    let realtime_cpus = hercules().is_hyperion()
-        && unsafe { libc::geteuid() } == 0
-        && std::env::var("HCPUMF_HYPERION_THREADS").as_deref() != Ok("ordinary");
-    let throttled = match (read("sched_rt_runtime_us"), read("sched_rt_period_us")) {
-        (Some(rt), Some(period)) if realtime_cpus && cpus >= cores && rt >= 0.0 && period > 0.0 => {
-            let wall = cpu_seconds * cpus as f64 / cores as f64;
-            let periods = (wall / (period / 1e6)).ceil().max(1.0);
-            periods * cores as f64 * (period - rt) / 1e6 / wall
-        }
-        _ => 0.0,
-    };
-    0.02 + throttled
-}

@@ -19,9 +19,10 @@
 
 mod dialect;
 mod skip;
+pub mod stored;
 
 #[allow(unused_imports)]
-pub use dialect::{hercules, shortfall_tolerance, Dialect, Hercules, HYPERION, V313};
+pub use dialect::{hercules, Dialect, Hercules, HYPERION, V313};
 pub use skip::{note_retry, skip};
 
 use std::collections::BTreeMap;

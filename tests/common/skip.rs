@@ -15,10 +15,10 @@
 //! CATEGORY is what the skip policy allows or not (`scripts/test.sh`, `HCPUMF_ALLOW_SKIP`):
 //!
 //! * `hercules`: the test is about one Hercules and this is the other (allowed);
-//! * `network`: something the test needs could not be downloaded;
+//! * `download`: the Linux guests' packages could not be downloaded or the guest not built;
 //! * `browser`: no Chromium (allowed with `HCPUMF_BROWSER_TESTS=0`);
 //! * `root`: needs root (a tmpfs mount);
-//! * `kernel`: the host kernel lacks what the test reads.
+//! * `kernel`: the host kernel lacks what the test reads (schedstat, for `src/host/meter.rs`).
 //!
 //! `crates/report/tests/report_html.rs` includes this file with `#[path]`; the plugin's unit
 //! test in `src/host/meter.rs` writes the same line by hand.
