@@ -32,6 +32,13 @@ pub unsafe extern "C" fn hcpumf_load(host: *const hcpumf_host) -> i32 {
 pub extern "C" fn hcpumf_unload() {
     guarded("unload", (), || {
         services::set_installed(false);
+        // Let a CPU that is inside an instruction or tick finish it with the host still
+        // there; none can enter any more.
+        if !services::quiesce(std::time::Duration::from_secs(1)) {
+            services::log(
+                "HHCMF086W hcpumf: a CPU is still inside the plugin after 1 s; unloading anyway",
+            );
+        }
         sampler::stop();
         crate::his::run::stop_on_unload();
         services::log("HHCMF001I hcpumf unloaded");

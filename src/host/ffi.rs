@@ -79,9 +79,9 @@ pub unsafe extern "C" fn hcpumf_precheck(opcode: u32, v: *const hcpumf_view) -> 
         let Some(v) = (unsafe { v.as_ref() }) else {
             return 0;
         };
-        if !services::installed() {
+        let Some(_in) = services::enter(v.cpu) else {
             return ProgramException::Operation.code();
-        }
+        };
         match precheck(model::current(), opcode, &to_view(v)) {
             Ok(()) => 0,
             Err(e) => e.code(),
@@ -113,6 +113,12 @@ pub unsafe extern "C" fn hcpumf_execute(
     guarded("execute", (), || {
         // SAFETY: as above.
         let Some(v) = (unsafe { v.as_ref() }) else {
+            return;
+        };
+        // Unloading since the operation check: the instruction is not installed any more.
+        let Some(_in) = services::enter(v.cpu) else {
+            res.pgm = ProgramException::Operation.code();
+            res.cc = -1;
             return;
         };
         let bytes: &[u8] = if operand.is_null() || len == 0 {
@@ -151,6 +157,9 @@ pub unsafe extern "C" fn hcpumf_tick(v: *const hcpumf_view, param: *mut u32) -> 
     guarded("tick", 0, || {
         // SAFETY: the glue passes pointers to its stack objects.
         let (Some(v), Some(param)) = (unsafe { v.as_ref() }, unsafe { param.as_mut() }) else {
+            return 0;
+        };
+        let Some(_in) = services::enter(v.cpu) else {
             return 0;
         };
         match tick::tick(

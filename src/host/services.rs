@@ -3,7 +3,7 @@
 
 use crate::host::cacheline::Padded;
 use crate::host::glue::hcpumf_host;
-use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, Ordering};
 
 // On a line of its own: every tick reads it.
 static HOST: Padded<AtomicPtr<hcpumf_host>> = Padded(AtomicPtr::new(std::ptr::null_mut()));
@@ -44,6 +44,49 @@ pub fn set_installed(installed: bool) {
 /// Are the facilities installed (see [`set_installed`])?
 pub fn installed() -> bool {
     INSTALLED.load(Ordering::Acquire)
+}
+
+// CPU threads inside an instruction or a tick of the plugin, one counter per CPU (on lines
+// of their own, so that CPUs do not take each other's lines). On 3.13 `rmmod` runs while
+// the CPUs run: a CPU that passed the operation check just before it could otherwise go on
+// computing its result while the unload takes the host away, and store what a plugin
+// without a host computes (a QSI block of zeros and ones was seen in a guest's operand).
+const IN_FLIGHT_SLOTS: usize = 64;
+#[allow(clippy::declare_interior_mutable_const)] // only the array's initializer
+const NOBODY: Padded<AtomicU32> = Padded(AtomicU32::new(0));
+static IN_FLIGHT: [Padded<AtomicU32>; IN_FLIGHT_SLOTS] = [NOBODY; IN_FLIGHT_SLOTS];
+
+/// A CPU thread inside the plugin (see [`enter`]); leaving is dropping it.
+pub struct InFlight(usize);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        IN_FLIGHT[self.0].fetch_sub(1, Ordering::Release);
+    }
+}
+
+/// CPU `cpu` enters an instruction or tick of the plugin: None when the facilities are not
+/// installed (the instruction is then an operation exception, the tick does nothing).
+pub fn enter(cpu: u16) -> Option<InFlight> {
+    let slot = cpu as usize % IN_FLIGHT_SLOTS;
+    IN_FLIGHT[slot].fetch_add(1, Ordering::SeqCst);
+    let guard = InFlight(slot);
+    installed().then_some(guard)
+}
+
+/// Wait (at most `limit`) until no CPU thread is inside the plugin; called once the
+/// facilities are no longer installed, so none can enter again. Returns whether it got there.
+pub fn quiesce(limit: std::time::Duration) -> bool {
+    let start = std::time::Instant::now();
+    loop {
+        if IN_FLIGHT.iter().all(|c| c.load(Ordering::Acquire) == 0) {
+            return true;
+        }
+        if start.elapsed() >= limit {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_micros(100));
+    }
 }
 
 /// Is CPU `cpu` configured in Hercules?
