@@ -39,7 +39,8 @@ const HELP: &str = "\
 HHCMF010I hcpumf commands:
   hcpumf [status]                      facility states of every CPU
   hcpumf set KEY=VALUE ...             machine model: model=TTTT speed=N cfvn=N csvn=N
-                                       extended=N cgroups=N archs=z|all timestamp=stck|stcke
+                                       extended=N cgroups=N archs=z|all
+                                       timestamp=stck|stcke|model
   hcpumf auth counters=LIST [cpu=N]    authorize counter sets (LIST: b,p,c,e,g | all | none)
   hcpumf auth sampling=LIST [cpu=N]    authorize sampling functions (basic,diag | all | none)
   hcpumf lcctl counters=LIST [extract=yes|no] [cpu=N]

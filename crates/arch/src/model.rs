@@ -42,8 +42,23 @@ pub struct MachineModel {
     pub dsdes: u16,
     /// Let S/370 and ESA/390 guests use the instructions too (off by default).
     pub all_architectures: bool,
-    /// Store trailer timestamps in STORE CLOCK EXTENDED format (T = 1) rather than STCK.
-    pub stcke_timestamps: bool,
+    /// The trailer timestamp format `timestamp=` chose; by default the model's own
+    /// ([`MachineModel::stcke_timestamps`]).
+    pub trailer_timestamp: TrailerTimestamp,
+}
+
+/// The format of the sample-data-block trailer's timestamp (T bit, SA23-2260 "Trailer
+/// Entries"): the configured machine's (the default), or the one `timestamp=` names.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TrailerTimestamp {
+    /// What the configured machine stores: STCK on the z10, STCKE from the z196 on
+    /// ([`MachineModel::stcke_timestamps`]).
+    #[default]
+    Model,
+    /// STORE CLOCK format, T = 0.
+    Stck,
+    /// STORE CLOCK EXTENDED format, T = 1.
+    Stcke,
 }
 
 /// Highest sampling rate per CPU the plugin sustains (samples per second of CPU time);
@@ -94,7 +109,7 @@ impl MachineModel {
             bsdes: 32,
             dsdes: 64,
             all_architectures: false,
-            stcke_timestamps: true,
+            trailer_timestamp: TrailerTimestamp::Model,
         };
         m.extended_counters = m.installed_extended_counters();
         m.set_cpu_speed(speed);
@@ -144,6 +159,23 @@ impl MachineModel {
             1
         } else {
             0
+        }
+    }
+
+    /// Whether trailer timestamps are stored in the STORE CLOCK EXTENDED format (T = 1) rather
+    /// than STCK (T = 0): as `timestamp=` says, by default as the machine did. SA23-2260
+    /// names no models; it defined the T bit in its third edition, the one that also added
+    /// CSVN 2 (the z196's; Summary of Changes in Third Edition, items 1 and 5). Before it a
+    /// trailer had no format bit and the timestamp was a STCK value, and the z10's z/OS
+    /// files show T = 0: "a 64-byte record with a DEFC of x'8000' or x'C000'" (Redbook
+    /// SG24-7857, 4.2.1; its files are from a 2097, `I MACH00002097`). So CSVN 1 (the z10
+    /// and the z10-compatible default) stores STCK, CSVN 2 and later STCKE, the format the
+    /// bit was added for. See docs/decisions.md, "Trailer timestamps".
+    pub fn stcke_timestamps(&self) -> bool {
+        match self.trailer_timestamp {
+            TrailerTimestamp::Stck => false,
+            TrailerTimestamp::Stcke => true,
+            TrailerTimestamp::Model => self.csvn >= 2,
         }
     }
 
@@ -305,12 +337,13 @@ impl MachineModel {
                     }
                 },
                 "timestamp" => match v.to_ascii_lowercase().as_str() {
-                    "stck" => n.stcke_timestamps = false,
-                    "stcke" => n.stcke_timestamps = true,
+                    "stck" => n.trailer_timestamp = TrailerTimestamp::Stck,
+                    "stcke" => n.trailer_timestamp = TrailerTimestamp::Stcke,
+                    "model" => n.trailer_timestamp = TrailerTimestamp::Model,
                     _ => {
                         return Err(SettingError::NotAllowed {
                             key: "timestamp",
-                            allowed: "stck or stcke",
+                            allowed: "stck, stcke or model",
                         })
                     }
                 },
@@ -449,6 +482,45 @@ mod tests {
             32,
             "up to the CSVN's maximum"
         );
+    }
+
+    /// Trailer timestamps: STCK (T = 0) on the z10 and the z10-compatible default, as the
+    /// Redbook's z10 files show (trailers "with a DEFC of x'8000' or x'C000'"); STCKE from the
+    /// z196 (CSVN 2, the edition of SA23-2260 that defined the T bit) on; `timestamp=` says
+    /// otherwise until `timestamp=model` or another `model=`.
+    #[test]
+    fn trailer_timestamps_follow_the_model_unless_set() {
+        for (t, stcke) in [
+            (0x0586u16, false),
+            (0x2097, false),
+            (0x2098, false),
+            (0x2817, true),
+            (0x2827, true),
+            (0x2964, true),
+            (0x3906, true),
+            (0x8561, true),
+            (0x3931, true),
+            (0x9175, true),
+        ] {
+            let m = MachineModel::for_machine_type(t);
+            assert_eq!(m.trailer_timestamp, TrailerTimestamp::Model);
+            assert_eq!(m.stcke_timestamps(), stcke, "{t:04X}");
+        }
+        let set = |m: &mut MachineModel, w: &str| m.apply_settings(&[w.to_string()]);
+        let mut m = MachineModel::default();
+        assert!(!m.stcke_timestamps());
+        set(&mut m, "timestamp=stcke").unwrap();
+        assert!(m.stcke_timestamps());
+        set(&mut m, "timestamp=model").unwrap();
+        assert!(!m.stcke_timestamps());
+        set(&mut m, "csvn=2").unwrap();
+        assert!(m.stcke_timestamps(), "the version numbers name a z196");
+        set(&mut m, "timestamp=STCK").unwrap();
+        assert!(!m.stcke_timestamps());
+        set(&mut m, "model=3906").unwrap();
+        assert!(m.stcke_timestamps(), "model= takes the machine's format");
+        let e = set(&mut m, "timestamp=tod").unwrap_err();
+        assert_eq!(e.to_string(), "timestamp must be stck, stcke or model");
     }
 
     #[test]
