@@ -185,9 +185,14 @@ impl SampleClock {
         let next = if next > d {
             next - d
         } else {
-            // Due before CPU time 0: those intervals are owed, the phase kept.
+            // Due before CPU time 0: those intervals are owed, the phase kept; more than
+            // MAX_CATCH_UP of them are given up, as `poll` gives up a tick that late.
             let k = (d - next) / i + 1;
-            self.wait_owed.fetch_add(k, Ordering::Relaxed);
+            if k > MAX_CATCH_UP {
+                bump(&self.missed, k);
+            } else {
+                self.wait_owed.fetch_add(k, Ordering::Relaxed);
+            }
             (next + k * i - d).max(1)
         };
         self.next_ns.store(next, Ordering::Relaxed);
@@ -197,6 +202,12 @@ impl SampleClock {
                 .store(last.saturating_sub(d).max(1), Ordering::Relaxed);
         }
         d
+    }
+
+    /// Forget the mark of [`SampleClock::credit_wait`]: the next call takes it afresh (the
+    /// CPUs were just made dedicated: the waits before are not sampling time).
+    pub fn forget_wait_mark(&self) {
+        self.wait_marked.store(false, Ordering::Relaxed);
     }
 
     /// Take the mark of [`SampleClock::credit_wait`] now, the CPU's wait time being

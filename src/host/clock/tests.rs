@@ -244,6 +244,28 @@ fn wait_credit_starts_at_the_mark_and_never_goes_back() {
     assert!(!c.poll_wait(2_000_000, 0));
 }
 
+/// A wait credited at once beyond MAX_CATCH_UP intervals before CPU time 0 is given up as
+/// missed, as a tick that late is; a forgotten mark is taken afresh (CPUs just made
+/// dedicated: their earlier waits are not sampling time).
+#[test]
+fn credits_beyond_the_catch_up_are_missed_and_a_forgotten_mark_is_retaken() {
+    let c = SampleClock::default();
+    c.start(100_000, 10_000, 0);
+    c.mark_wait(0);
+    // Sampling time 10.01 ms: the intervals ending at 0.11, 0.21, ..., 10.01 ms.
+    c.credit_wait(100 * 100_000);
+    assert_eq!(c.missed.load(Ordering::Relaxed), 99);
+    assert!(c.poll_wait(10_000, 0), "the last, due now");
+    assert!(!c.poll_wait(10_000, 0));
+    c.forget_wait_mark();
+    assert_eq!(
+        c.credit_wait(1_000_000_000),
+        0,
+        "the mark, nothing credited"
+    );
+    assert_eq!(c.credit_wait(1_000_050_000), 50_000);
+}
+
 /// A clock started from another thread (a HIS run) on a CPU that waits starts at the
 /// first wait look.
 #[test]
