@@ -156,3 +156,42 @@ fn a_shared_cpu_stores_no_wait_samples() {
     assert_eq!(w, 0, "no W = 1 entry in the HIS run's .SMP");
     assert!(b >= 1);
 }
+
+/// A block the wait samples fill raises its program-request alert (A = 1), which is
+/// presented to the CPU in its enabled wait and ends it: about 126 ms of wait samples after
+/// the busy ones, long before the clock comparator's 300 ms. With shared CPUs the clock
+/// comparator ends the wait.
+#[test]
+fn a_block_filled_in_the_wait_alerts_the_waiting_cpu() {
+    for dedicated in [true, false] {
+        let cfg = Config {
+            env: if dedicated {
+                vec![("HCPUMF_OPTIONS".into(), "dedicated=yes".into())]
+            } else {
+                Vec::new()
+            },
+            show: vec![(0x3000, 0x40), (0x37f0, 0x10)],
+            ..Config::default()
+        };
+        let out = run("samp_wait_alert", &cfg);
+        assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+        assert_eq!((out.u32(0x3010) >> 28) & 3, 0, "LSCTL cc 0");
+        let (code, param, ms) = (out.u16(0x3020), out.u32(0x3024), wait_ms(&out));
+        if dedicated {
+            assert_eq!(
+                code, 0x1407,
+                "a measurement alert ended the wait\n{}",
+                out.log
+            );
+            assert_eq!(param & 0x2000_0000, 0x2000_0000, "program request");
+            assert!(ms < 200.0, "the wait lasted {ms:.1} ms");
+        } else {
+            assert_eq!(
+                code, 0x1004,
+                "the clock comparator ended the wait\n{}",
+                out.log
+            );
+            assert!(ms >= 290.0, "the wait lasted {ms:.1} ms");
+        }
+    }
+}
