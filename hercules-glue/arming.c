@@ -234,6 +234,60 @@ static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, int accounting, hcpumf_peek *p
     return 0;
 }
 
+/* Read a CPU for the samples of a dedicated CPU (the sampler thread, CPU lock held): the
+ * time it has waited, and whether it sits in Hercules' wait now with the fields of its wait
+ * PSW. A CPU waits between setting its bit in sysblk.waiting_mask (with regs->waittod, the
+ * wait's start) and clearing it after it is woken, before it touches its PSW (both under the
+ * interrupt lock, which it releases while it sleeps): so the bit and waittod are read before
+ * and after the PSW and registers, and a CPU whose bit was on both times with the same
+ * waittod waited throughout. Its wait time is regs->waittime (the waits that ended) plus the
+ * time since waittod; read while a wait ends it can be behind a reading taken during that
+ * wait, which the caller allows for. */
+static int ARCH_DEP(hcpumf_peek_wait_regs)(REGS *regs, hcpumf_wait_peek *p)
+{
+    volatile REGS *r = regs;
+    struct { PSW psw; } snap;
+    PSW *psw = &snap.psw;
+    U64 tod1, tod2, waited;
+    int in1, in2;
+    if (r->cpustate != CPUSTATE_STARTED || r->sie_active || r->hostregs != regs)
+        return 0;
+    memset(&snap, 0, sizeof(snap));
+    /* (CPU_BITMAP is 128 bits wide in Hyperion: a volatile read, whose half holding the
+     * CPU's bit is one load.) */
+    in1 = (*(volatile CPU_BITMAP *)&sysblk.waiting_mask & regs->cpubit) != 0;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    tod1 = r->waittod;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    waited = r->waittime;
+    psw->sysmask = r->psw.sysmask;
+    psw->states = r->psw.states;
+    psw->asc = r->psw.asc;
+    psw->amask.D = r->psw.amask.D;
+    p->arch = HCPUMF_ARCH;
+    p->problem = PROBSTATE(psw) ? 1 : 0;
+    p->dat = REAL_MODE(psw) ? 0 : 1;
+    p->asc = (psw->asc >> 6) & 3;
+    p->cr0 = HCPUMF_CR(regs, 0);
+    p->cr1 = HCPUMF_CR(regs, 1);
+    p->cr4 = HCPUMF_CR(regs, 4);
+    p->prefix = regs->PX;
+    p->instcount = r->instcount;
+    p->prevcount = r->prevcount;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    tod2 = r->waittod;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    in2 = (*(volatile CPU_BITMAP *)&sysblk.waiting_mask & regs->cpubit) != 0;
+    p->waiting = in1 && in2 && tod1 != 0 && tod1 == tod2 && WAITSTATE(psw);
+    if (p->waiting) {
+        U64 now = host_tod();
+        if (now > tod1)
+            waited += now - tod1;
+    }
+    p->waited_ns = HCPUMF_HOST_TOD_NS(waited);
+    return r->cpustate == CPUSTATE_STARTED;
+}
+
 #if !defined(HCPUMF_HYPERION)
 /* Hercules copies the first-level opcode table into each CPU's REGS when the CPU comes
  * online and does not refresh it on ldmod/rmmod, so the first-level instructions the plugin
@@ -443,6 +497,26 @@ int hcpumf_h_peek(uint16_t cpu, int accounting, hcpumf_peek *out)
         case HCPUMF_ARCH_370: rc = s370_hcpumf_peek_regs(regs, accounting, out); break;
         case HCPUMF_ARCH_390: rc = s390_hcpumf_peek_regs(regs, accounting, out); break;
         case HCPUMF_ARCH_900: rc = z900_hcpumf_peek_regs(regs, accounting, out); break;
+        }
+    }
+    release_lock(&sysblk.cpulock[cpu]);
+    return rc;
+}
+
+int hcpumf_h_peek_wait(uint16_t cpu, hcpumf_wait_peek *out)
+{
+    REGS *regs;
+    int rc = 0;
+    if (cpu >= HCPUMF_MAX_ENGINES)
+        return 0;
+    memset(out, 0, sizeof(*out));
+    obtain_lock(&sysblk.cpulock[cpu]);
+    regs = sysblk.regs[cpu];
+    if (IS_CPU_ONLINE(cpu) && regs) {
+        switch (regs->arch_mode) {
+        case HCPUMF_ARCH_370: rc = s370_hcpumf_peek_wait_regs(regs, out); break;
+        case HCPUMF_ARCH_390: rc = s390_hcpumf_peek_wait_regs(regs, out); break;
+        case HCPUMF_ARCH_900: rc = z900_hcpumf_peek_wait_regs(regs, out); break;
         }
     }
     release_lock(&sysblk.cpulock[cpu]);

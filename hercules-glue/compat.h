@@ -43,6 +43,9 @@
  #define HCPUMF_CLKC_PASSED(_regs) (TOD_CLOCK(_regs) > (_regs)->clkc)
  /* The PSW's instruction address from the instruction-fetch accelerator. */
  #define HCPUMF_SET_PSW_IA(_regs) MAYBE_SET_PSW_IA_FROM_IP(_regs)
+ /* Nanoseconds of host_tod() units, which Hercules' wait times (regs->waittod, waittime)
+  * are in: ETOD, 16 to the microsecond (bit 59). */
+ #define HCPUMF_HOST_TOD_NS(_t) ((U64)(_t) * 125 / 2)
  /* An aie that marks the accelerator invalid: NULL after a PSW load, 1 ("pseudo invalid")
   * after a branch to another page, when ip no longer tells the instruction address. */
  #define HCPUMF_AIE_VALID(_aie) ((_aie) != INVALID_AIE && (_aie) != PSEUDO_INVALID_AIE)
@@ -84,6 +87,9 @@
  #define HCPUMF_TOD(_regs) ((U64)tod_clock(_regs))
  #define HCPUMF_CLKC_PASSED(_regs) (tod_clock(_regs) > (_regs)->clkc)
  #define HCPUMF_SET_PSW_IA(_regs) SET_PSW_IA(_regs)
+ /* Nanoseconds of host_tod() units (microseconds), which Hercules' wait times
+  * (regs->waittod, waittime) are in. */
+ #define HCPUMF_HOST_TOD_NS(_t) ((U64)(_t) * 1000)
  #define HCPUMF_AIE_VALID(_aie) ((_aie) != NULL)
  #define HCPUMF_MARK_FRAME(_abs, _bits) \
      __atomic_fetch_or(&STORAGE_KEY((_abs), &sysblk), (_bits), __ATOMIC_RELAXED)

@@ -31,7 +31,8 @@ typedef struct hcpumf_view {
     uint64_t cr4;
     uint64_t instcount; /* Hercules' running instruction count (regs->instcount) */
     uint64_t prevcount; /* instructions folded in by Hercules' timer (regs->prevcount) */
-    uint64_t waitsig;   /* changes whenever the CPU waited (regs->waittime) */
+    uint64_t waitsig;   /* time the CPU has waited, ns (regs->waittime; it changes whenever
+                           the CPU waited) */
     uint64_t tod;       /* TOD clock bits 0-63 */
     uint64_t r1;        /* contents of the R1 register operand */
     uint64_t r2;        /* contents of the R2 register operand */
@@ -69,6 +70,25 @@ typedef struct hcpumf_peek {
                          * for is pending or due (Hercules' timer thread makes it pending
                          * at its next run); read only for an accounting point */
 } hcpumf_peek;
+
+/* A CPU as the sampler thread reads it for the samples of a dedicated CPU in the wait state
+ * (see hcpumf_host.peek_wait). */
+typedef struct hcpumf_wait_peek {
+    uint8_t waiting;    /* blocked in Hercules' wait with a wait PSW (the PSW fields below
+                         * are that PSW's) */
+    uint8_t arch;       /* 0 S/370, 1 ESA/390, 2 z/Architecture */
+    uint8_t problem;    /* PSW P */
+    uint8_t dat;        /* PSW T */
+    uint8_t asc;        /* PSW AS */
+    uint64_t waited_ns; /* time the CPU has waited (Hercules' regs->waittime, with the wait
+                         * in progress), ns: waitsig's unit */
+    uint64_t cr0;
+    uint64_t cr1;
+    uint64_t cr4;
+    uint64_t prefix;
+    uint64_t instcount; /* regs->instcount */
+    uint64_t prevcount; /* regs->prevcount */
+} hcpumf_wait_peek;
 
 /* How the sampler thread arms a CPU (hcpumf_host.arm): which entries of the CPU's opcode
  * table are made to call the tick. */
@@ -120,6 +140,10 @@ typedef struct hcpumf_host {
      * 0 otherwise (the caller then arms the CPU). `accounting`: an accounting point is
      * due, so `timer_due` is wanted (it reads Hercules' clock, under its TOD lock). */
     int (*peek)(uint16_t cpu, int accounting, hcpumf_peek *out);
+    /* Read CPU `cpu` for a dedicated CPU's samples: 1 with `out` filled when the CPU is
+     * online, started and not interpreting a SIE guest (`waiting` says whether it sits in
+     * Hercules' wait, its PSW fields then read consistently); 0 otherwise. */
+    int (*peek_wait)(uint16_t cpu, hcpumf_wait_peek *out);
 } hcpumf_host;
 
 /* The glue's HDL sections. The Rust cdylib exports hdl_depc, hdl_reso, hdl_init, hdl_dins

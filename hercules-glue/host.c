@@ -159,6 +159,7 @@ void hcpumf_services_load(void)
     h->tod = hcpumf_h_tod;
     h->cpu_state = hcpumf_h_cpu_state;
     h->peek = hcpumf_h_peek;
+    h->peek_wait = hcpumf_h_peek_wait;
     hcpumf_load(h);
 }
 

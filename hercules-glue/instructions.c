@@ -81,7 +81,7 @@ void ARCH_DEP(hcpumf_view)(REGS *regs, BYTE inst[], hcpumf_view *v)
     v->cr4 = HCPUMF_CR(regs, 4);
     v->instcount = regs->hostregs->instcount;
     v->prevcount = regs->hostregs->prevcount;
-    v->waitsig = regs->hostregs->waittime;
+    v->waitsig = HCPUMF_HOST_TOD_NS(regs->hostregs->waittime);
     v->prefix = regs->PX;
     v->cr1 = HCPUMF_CR(regs, 1);
 }

@@ -33,6 +33,7 @@ int hcpumf_h_arm(uint16_t cpu, hcpumf_arm_mode mode);
 void hcpumf_disarm(int cpu);
 void hcpumf_h_kick_waiting(uint16_t cpu);
 int hcpumf_h_peek(uint16_t cpu, int accounting, hcpumf_peek *out);
+int hcpumf_h_peek_wait(uint16_t cpu, hcpumf_wait_peek *out);
 
 /* host.c: fill in the host services and start the Rust core (registration section). */
 void hcpumf_services_load(void);

@@ -55,11 +55,14 @@ fn samples_trailers_and_program_request_alerts() {
     }
     assert_eq!(out.u64(first + 16), 0, "GPP");
     assert_eq!(out.u64(first + 24), 0x8000_0000_0000_00AB, "HPP");
-    // Full blocks: F, A, T; BSDES/DSDES; timestamp.
+    // Full blocks: F, A (the guest's), T = 0: a z10 stores the timestamp in the STCK
+    // format (docs/decisions.md, "Trailer timestamps"); BSDES/DSDES; the timestamp in
+    // bytes 16-23, bytes 24-31 reserved (zeros as the guest left them).
     let t = out.bytes(0x20fc0, 8);
-    assert_eq!(t[0], 0xE0, "F, A, T");
+    assert_eq!(t[0], 0xC0, "F, A, T = 0");
     assert_eq!(&t[4..8], &[0, 32, 0, 64]);
-    assert_ne!(out.u64(0x20fd1), 0, "STCKE timestamp");
+    assert_ne!(out.u64(0x20fd0), 0, "STCK timestamp");
+    assert_eq!(out.u64(0x20fd8), 0, "bytes 24-31");
     // Program-request alerts were presented as external interruptions 1407.
     let ext = out.external_interruptions();
     assert!(!ext.is_empty(), "no measurement alert:\n{}", out.log);

@@ -27,7 +27,9 @@ pub enum CommandError {
     /// The model's own check of a setting (shared with `HCPUMF_OPTIONS`).
     #[error(transparent)]
     Setting(#[from] SettingError),
-    #[error("say KEY=VALUE (model, speed, cfvn, csvn, extended, cgroups, archs, timestamp)")]
+    #[error(
+        "say KEY=VALUE (model, speed, cfvn, csvn, extended, cgroups, archs, timestamp, dedicated)"
+    )]
     NoSetting,
     #[error("say counters=LIST or sampling=LIST")]
     NoAuthorization,
@@ -39,7 +41,8 @@ const HELP: &str = "\
 HHCMF010I hcpumf commands:
   hcpumf [status]                      facility states of every CPU
   hcpumf set KEY=VALUE ...             machine model: model=TTTT speed=N cfvn=N csvn=N
-                                       extended=N cgroups=N archs=z|all timestamp=stck|stcke
+                                       extended=N cgroups=N archs=z|all
+                                       timestamp=stck|stcke|model dedicated=yes|no
   hcpumf auth counters=LIST [cpu=N]    authorize counter sets (LIST: b,p,c,e,g | all | none)
   hcpumf auth sampling=LIST [cpu=N]    authorize sampling functions (basic,diag | all | none)
   hcpumf lcctl counters=LIST [extract=yes|no] [cpu=N]
@@ -112,7 +115,7 @@ pub fn command(args: &[String], line: &str) {
 }
 
 /// Keywords of `hcpumf set` (the machine model; see `MachineModel::apply_settings`).
-const SET_KEYS: [&str; 9] = [
+const SET_KEYS: [&str; 10] = [
     "model",
     "type",
     "speed",
@@ -122,6 +125,7 @@ const SET_KEYS: [&str; 9] = [
     "cgroups",
     "archs",
     "timestamp",
+    "dedicated",
 ];
 
 /// `hcpumf set KEY=VALUE ...`: the model with the settings applied, or why not.
@@ -341,7 +345,7 @@ fn status() {
         log(&format!(
             "HHCMF021I CPU{i:04X} counters {}; sampling {} interval {} samples {} missed {} \
              (late {} us at most, put off {}); ticks {} (samples taken without one {}, accounting points {}, armings escalated {}, lost and made again {}); pending alerts \
-             {:08X}; metered {} instructions, {} us",
+             {:08X}; metered {} instructions, {} us{}",
             sets.join(" "),
             if st.sampling.any_active() {
                 "active"
@@ -362,7 +366,15 @@ fn status() {
             st.schedule.private.rearms.load(Ordering::Relaxed),
             st.alerts.pending().bits(),
             r.instructions,
-            r.cpu_ns / 1000
+            r.cpu_ns / 1000,
+            if m.dedicated {
+                format!(
+                    "; wait samples {}",
+                    st.schedule.guest.waits.load(Ordering::Relaxed)
+                )
+            } else {
+                String::new()
+            }
         ));
     }
 }

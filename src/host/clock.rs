@@ -2,7 +2,7 @@
 //! Interval Register"). Each CPU has two: the guest's (LSCTL) and the host run's (HIS).
 
 use crate::host::meter::bump;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Intervals a sampling clock catches up, one per tick, before it gives up and resynchronizes.
 pub const MAX_CATCH_UP: u64 = 64;
@@ -87,6 +87,15 @@ pub struct SampleClock {
     pub late_total: AtomicU64,
     /// Largest lateness.
     pub late_max: AtomicU64,
+    /// Dedicated CPUs: the CPU's wait time (Hercules' count, ns) up to which waits have moved
+    /// the clock ([`SampleClock::credit_wait`]); `wait_marked` is off until it is taken.
+    wait_mark_ns: AtomicU64,
+    wait_marked: AtomicBool,
+    /// Intervals a credit covered beyond CPU time 0 (a wait longer than the CPU time of the
+    /// CPU's thread so far): owed to [`SampleClock::poll_wait`].
+    wait_owed: AtomicU64,
+    /// Of the samples taken, those of a dedicated CPU in the wait state (W = 1).
+    pub waits: AtomicU64,
 }
 
 impl SampleClock {
@@ -102,6 +111,8 @@ impl SampleClock {
         self.unique_carry.store(0, Ordering::Relaxed);
         self.next_ns
             .store(now_ns.saturating_add(i).max(1), Ordering::Relaxed);
+        self.wait_marked.store(false, Ordering::Relaxed);
+        self.wait_owed.store(0, Ordering::Relaxed);
     }
     /// The earliest CPU time the next sample may be taken at: a quarter of an interval
     /// after the last one (0: no limit).
@@ -119,6 +130,8 @@ impl SampleClock {
         self.unique_carry.store(0, Ordering::Relaxed);
         self.interval_ns
             .store(interval_ns.max(1), Ordering::Relaxed);
+        self.wait_marked.store(false, Ordering::Relaxed);
+        self.wait_owed.store(0, Ordering::Relaxed);
     }
     /// Intervals whose due time has passed without a sample, for a clock about to be stopped
     /// or restarted: counted as missed (once: the clock moves past them) and returned. They
@@ -141,6 +154,119 @@ impl SampleClock {
     pub fn stop(&self) {
         self.interval_ns.store(0, Ordering::Relaxed);
         self.next_ns.store(0, Ordering::Relaxed);
+        self.wait_marked.store(false, Ordering::Relaxed);
+        self.wait_owed.store(0, Ordering::Relaxed);
+    }
+
+    /// Dedicated CPUs: the CPU's wait time so far is `waited_ns` (Hercules' count of the time
+    /// it has waited, in ns, with a wait in progress). The clock counts CPU time, which stands
+    /// still while the CPU waits; on a dedicated CPU the sampling timer runs on in the wait
+    /// state (SA23-2260, BSDE programming note 5), so the wait time since the last call
+    /// counts as sampling time: the due time and the last sample move back by as much (the
+    /// phase is kept, the next sample comes that much less CPU time later). The stretch a
+    /// busy sample's U stands for stays CPU time. The first call after the clock started
+    /// only takes the mark (waits before the start are not sampling time); a count below the
+    /// mark (read while a wait ended) moves nothing. Returns the time credited.
+    pub fn credit_wait(&self, waited_ns: u64) -> u64 {
+        let mark = self.wait_mark_ns.load(Ordering::Relaxed);
+        if !self.wait_marked.swap(true, Ordering::Relaxed) {
+            self.wait_mark_ns.store(waited_ns, Ordering::Relaxed);
+            return 0;
+        }
+        let d = waited_ns.saturating_sub(mark);
+        let next = self.next_ns.load(Ordering::Relaxed);
+        if d == 0 || self.interval_ns.load(Ordering::Relaxed) == 0 || next == 0 {
+            self.wait_mark_ns
+                .store(mark.max(waited_ns), Ordering::Relaxed);
+            return 0;
+        }
+        self.wait_mark_ns.store(waited_ns, Ordering::Relaxed);
+        let i = self.interval_ns.load(Ordering::Relaxed);
+        let next = if next > d {
+            next - d
+        } else {
+            // Due before CPU time 0: those intervals are owed, the phase kept; more than
+            // MAX_CATCH_UP of them are given up, as `poll` gives up a tick that late.
+            let k = (d - next) / i + 1;
+            if k > MAX_CATCH_UP {
+                bump(&self.missed, k);
+            } else {
+                self.wait_owed.fetch_add(k, Ordering::Relaxed);
+            }
+            (next + k * i - d).max(1)
+        };
+        self.next_ns.store(next, Ordering::Relaxed);
+        let last = self.last_ns.load(Ordering::Relaxed);
+        if last != 0 {
+            self.last_ns
+                .store(last.saturating_sub(d).max(1), Ordering::Relaxed);
+        }
+        d
+    }
+
+    /// Forget the mark of [`SampleClock::credit_wait`]: the next call takes it afresh (the
+    /// CPUs were just made dedicated: the waits before are not sampling time).
+    pub fn forget_wait_mark(&self) {
+        self.wait_marked.store(false, Ordering::Relaxed);
+    }
+
+    /// Take the mark of [`SampleClock::credit_wait`] now, the CPU's wait time being
+    /// `waited_ns` (when the clock starts on the CPU's own thread, which is not waiting).
+    pub fn mark_wait(&self, waited_ns: u64) {
+        self.wait_mark_ns.store(waited_ns, Ordering::Relaxed);
+        self.wait_marked.store(true, Ordering::Relaxed);
+    }
+
+    /// A dedicated CPU in the wait state, its CPU time being `now_ns` (standing still) and its
+    /// instruction count `instructions`, after [`SampleClock::credit_wait`]: is a sample with
+    /// W = 1 due? Advances the clock by one interval if so; the caller asks again until it is
+    /// not (one sample per interval the wait covered, all of the same wait PSW). Neither the
+    /// no-repeat rule nor the spacing of [`SampleClock::poll`] applies: the CPU executes
+    /// nothing, and each interval of the wait is its own sample. More than MAX_CATCH_UP
+    /// intervals behind (the host held the sampler up), the clock resynchronizes and counts
+    /// them missed, as `poll` does. A clock started from another thread starts here.
+    pub fn poll_wait(&self, now_ns: u64, instructions: u64) -> bool {
+        let i = self.interval_ns.load(Ordering::Relaxed);
+        let next = self.next_ns.load(Ordering::Relaxed);
+        if i == 0 {
+            return false;
+        }
+        if next == 0 {
+            self.next_ns
+                .store(now_ns.saturating_add(i).max(1), Ordering::Relaxed);
+            self.base_ns.store(now_ns.max(1), Ordering::Relaxed);
+            self.base_instructions
+                .store(instructions, Ordering::Relaxed);
+            return false;
+        }
+        let owed = self.wait_owed.load(Ordering::Relaxed);
+        if owed != 0 {
+            self.wait_owed.store(owed - 1, Ordering::Relaxed);
+            bump(&self.taken, 1);
+            bump(&self.waits, 1);
+            return true;
+        }
+        let margin = self.margin_ns.load(Ordering::Relaxed).min(i / 2);
+        if now_ns
+            .saturating_add(early_window(i))
+            .saturating_add(margin)
+            < next
+        {
+            return false;
+        }
+        let mut n = next.saturating_add(i);
+        if n <= now_ns {
+            let behind = (now_ns - n) / i + 1;
+            if behind > MAX_CATCH_UP {
+                bump(&self.missed, behind);
+                n = now_ns.saturating_add(i);
+            }
+        }
+        self.next_ns.store(n, Ordering::Relaxed);
+        self.last_ns.store(now_ns.max(1), Ordering::Relaxed);
+        bump(&self.taken, 1);
+        bump(&self.waits, 1);
+        true
     }
     /// Is the clock running?
     pub fn running(&self) -> bool {
@@ -161,6 +287,11 @@ impl SampleClock {
             self.base_instructions
                 .store(instructions, Ordering::Relaxed);
             return None;
+        }
+        if self.wait_owed.load(Ordering::Relaxed) != 0 {
+            // Wait intervals credited after the wait ended (dedicated CPUs): not samples
+            // of the running CPU.
+            bump(&self.missed, self.wait_owed.swap(0, Ordering::Relaxed));
         }
         let margin = self.margin_ns.load(Ordering::Relaxed).min(i / 2);
         // The time the wake-up was asked for (see wake_at).
@@ -280,193 +411,4 @@ impl SampleClock {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_sample_clock_keeps_its_phase() {
-        let c = SampleClock::default();
-        c.start(1000, 10_000, 0);
-        assert!(c.poll(10_500, 1).is_none(), "not due");
-        assert!(c.poll(11_000, 2).is_some());
-        assert!(c.poll(12_000, 3).is_some());
-        assert_eq!(c.wake_at(), 13_000);
-        assert_eq!(c.taken.load(Ordering::Relaxed), 2);
-    }
-
-    /// A tick up to EARLY_NS (at most a quarter interval) before the due time takes the
-    /// sample, and the next is still due one interval after this one's due time.
-    #[test]
-    fn an_early_tick_samples_and_keeps_the_phase() {
-        let c = SampleClock::default();
-        c.start(100_000, 0, 0);
-        assert!(c.poll(100_000, 1).is_some());
-        assert!(c.poll(179_000, 2).is_none(), "21 us early");
-        assert!(c.poll(181_000, 3).is_some(), "19 us early");
-        assert_eq!(c.wake_at(), 300_000, "phase kept");
-        // Short intervals: at most a quarter interval early.
-        let c = SampleClock::default();
-        c.start(40_000, 0, 0);
-        assert!(c.poll(40_000, 1).is_some());
-        assert!(
-            c.poll(69_000, 2).is_none(),
-            "11 us early: more than a quarter"
-        );
-        assert!(c.poll(71_000, 3).is_some());
-        assert_eq!(c.taken.load(Ordering::Relaxed), 2);
-    }
-
-    #[test]
-    fn catching_up_keeps_samples_a_quarter_interval_apart() {
-        let c = SampleClock::default();
-        c.start(1000, 0, 0);
-        // The tick comes 5 intervals late: one sample now, the missed ones while catching
-        // up, at most four per interval. Ticks come every 10 ns (the scheduler armed the CPU
-        // again during each tick): never two samples less than 250 ns apart.
-        let (mut t, mut last, mut n) = (6_000u64, 0u64, 0u64);
-        while t <= 11_000 {
-            if c.poll(t, t).is_some() {
-                assert!(last == 0 || t - last >= 250, "samples at {last} and {t}");
-                last = t;
-                n += 1;
-            }
-            t += 10;
-        }
-        // Every interval up to 11,000 got its sample, none was given up.
-        assert_eq!(n, 11);
-        assert_eq!(c.missed.load(Ordering::Relaxed), 0);
-        assert!(c.wake_at() >= 11_500);
-    }
-
-    /// A due sample waits while the CPU has not executed an instruction since the last one
-    /// (the host charged its thread time without running the guest), keeping the clock's
-    /// phase: the next sample is still due one interval after the put-off one.
-    #[test]
-    fn a_cpu_that_did_not_execute_an_instruction_is_not_sampled_again() {
-        let c = SampleClock::default();
-        c.start(1000, 0, 0);
-        assert!(c.poll(1000, 500).is_some());
-        assert!(
-            c.poll(2000, 500).is_none(),
-            "no instruction since the last sample"
-        );
-        assert!(c.poll(2100, 500).is_none());
-        assert_eq!(c.stalls.load(Ordering::Relaxed), 2);
-        assert!(
-            c.poll(2200, 501).is_some(),
-            "the first tick after an instruction"
-        );
-        assert!(
-            c.poll(3000, 502).is_some(),
-            "the next sample is due at 3,000: phase kept"
-        );
-        assert!(c.wake_at() > 3500);
-        assert_eq!(c.missed.load(Ordering::Relaxed), 0);
-    }
-
-    #[test]
-    fn far_behind_resynchronizes_and_counts_the_missed_intervals() {
-        let c = SampleClock::default();
-        c.start(1000, 0, 0);
-        assert!(c.poll(1000 + 100 * 1000, 1).is_some());
-        assert_eq!(c.missed.load(Ordering::Relaxed), 100);
-        assert!(
-            c.poll(101_200, 2).is_none(),
-            "less than a quarter of an interval later"
-        );
-        assert!(c.poll(102_000, 3).is_some());
-    }
-
-    #[test]
-    fn intervals_owed_when_the_clock_stops_are_counted_once() {
-        let c = SampleClock::default();
-        c.start(1000, 0, 0);
-        assert!(c.poll(1000, 1).is_some());
-        assert_eq!(c.skip_owed(1999), 0, "the second interval has not ended");
-        // No tick came for 3.5 intervals: samples for 2,000, 3,000 and 4,000 are owed.
-        assert_eq!(c.skip_owed(4_500), 3);
-        assert_eq!(c.skip_owed(4_500), 0, "counted once");
-        assert_eq!(c.missed.load(Ordering::Relaxed), 3);
-        // The clock goes on past them: the next sample is due at 5,000.
-        assert!(c.poll(4_990, 2).is_some());
-        assert_eq!(c.missed.load(Ordering::Relaxed), 3);
-    }
-
-    /// SA23-2260: busy samples divided by the sum of U estimates the CPI. With the stretches
-    /// of a run at 40 cycles per instruction (speed 4,000 cycles/us: 100 instructions per
-    /// 1,000 ns) one sample in 40 has U = 1; at 4 cycles per instruction one in four; below
-    /// one cycle per instruction U counts several instructions.
-    #[test]
-    fn busy_samples_over_the_sum_of_u_is_the_cpi_of_the_stretches() {
-        let c = SampleClock::default();
-        c.start(1000, 0, 0);
-        let sum = |c: &SampleClock, ipc_num: u64, n: u64| -> u64 {
-            (0..n)
-                .map(|_| {
-                    let s = Stretch {
-                        ns: 1000,
-                        instructions: ipc_num,
-                    };
-                    u64::from(c.unique(s, 4000))
-                })
-                .sum()
-        };
-        // Within one: the carried fraction (binary fixed point) may hold the last unit.
-        let near = |got: u64, want: u64| got + 1 >= want && got <= want + 1;
-        let s = sum(&c, 100, 4000);
-        assert!(
-            near(s, 100),
-            "CPI 40: 4,000 samples, U sums to {s}, not 100"
-        );
-        let s = sum(&c, 1000, 400);
-        assert!(near(s, 100), "CPI 4: {s}");
-        let s = sum(&c, 10_000, 10);
-        assert!(near(s, 25), "CPI 0.4: 2.5 instructions per sample, {s}");
-        assert_eq!(
-            c.unique(
-                Stretch {
-                    ns: 1000,
-                    instructions: 1_000_000
-                },
-                4000
-            ),
-            15,
-            "4 bits"
-        );
-        // A stretch without CPU time (a sample right after the start) counts its
-        // instructions against one cycle, within the 4 bits.
-        c.start(1000, 0, 0);
-        assert_eq!(c.unique(Stretch::default(), 4000), 0);
-    }
-
-    /// The stretch a sample stands for runs from the previous sample (or the start).
-    #[test]
-    fn each_sample_reports_its_stretch() {
-        let c = SampleClock::default();
-        c.start(1000, 10_000, 700);
-        assert_eq!(
-            c.poll(11_000, 750),
-            Some(Stretch {
-                ns: 1000,
-                instructions: 50
-            })
-        );
-        assert_eq!(
-            c.poll(12_100, 850),
-            Some(Stretch {
-                ns: 1100,
-                instructions: 100
-            })
-        );
-        // Started from another thread: the stretch begins at the first tick.
-        c.start_pending(1000);
-        assert_eq!(c.poll(20_000, 900), None);
-        assert_eq!(
-            c.poll(21_000, 990),
-            Some(Stretch {
-                ns: 1000,
-                instructions: 90
-            })
-        );
-    }
-}
+mod tests;

@@ -117,6 +117,29 @@ pub fn reschedule_at(cpu_no: u16, now_cpu_ns: u64, wall: u64) {
     }
 }
 
+/// [`reschedule_at`] for a dedicated CPU in the wait state, its CPU time standing at
+/// `now_cpu_ns`: the sampler looks at it again when its next wait sample is due (in wall
+/// time, which the wait turns into sampling time), or sooner for a pending alert. An
+/// accounting point is not made while the CPU waits (its CPU time does not reach it): one
+/// that is due must not bring the sampler back at once, again and again.
+pub fn reschedule_waiting(cpu_no: u16, now_cpu_ns: u64, wall: u64) {
+    reschedule_at(cpu_no, now_cpu_ns, wall);
+    let Some(st) = cpu(cpu_no) else { return };
+    let s = &st.schedule;
+    let due = [s.guest.wake_at(), s.host.wake_at()]
+        .into_iter()
+        .filter(|&d| d != 0)
+        .min();
+    // Without a running clock the CPU is looked at again as a waiting CPU is (10 ms).
+    let mut deadline = due.map_or(wall.saturating_add(10_000_000), |d| {
+        wall.saturating_add(d.saturating_sub(now_cpu_ns))
+    });
+    if !st.alerts.pending().is_empty() {
+        deadline = deadline.min(wall + ALERT_POLL_NS);
+    }
+    schedule(cpu_no, deadline);
+}
+
 /// The host core the calling thread runs on (u32::MAX if unknown).
 pub fn host_core() -> u32 {
     // SAFETY: sched_getcpu takes no arguments (a vDSO call); it returns -1 on failure.

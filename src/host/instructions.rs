@@ -82,6 +82,8 @@ pub fn execute(
                 // A new interval starts now.
                 let interval = model::cycles_to_ns(st.sampling.interval());
                 st.schedule.guest.start(interval, now_ns, now.instructions);
+                // Waits from here on are sampling time of a dedicated CPU.
+                st.schedule.guest.mark_wait(raw.waitsig);
             }
             reschedule(view.cpu, now_ns);
             Outcome::cc(res.cc)

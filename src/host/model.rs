@@ -133,7 +133,22 @@ pub fn settle() -> bool {
 pub fn install_explicit(model: MachineModel) -> &'static MachineModel {
     let _guard = SETTLING.lock();
     PENDING.store(false, Ordering::Release);
+    if model.dedicated && !current_unsettled().is_some_and(|m| m.dedicated) {
+        // CPUs made dedicated now: their waits count as sampling time from here on.
+        for st in state::rt().cpus.iter() {
+            let _held = st.exclusive.take();
+            st.schedule.guest.forget_wait_mark();
+            st.schedule.host.forget_wait_mark();
+        }
+    }
     install(model)
+}
+
+/// The model installed, without settling a pending one (None before the first).
+fn current_unsettled() -> Option<&'static MachineModel> {
+    let p = CURRENT.load(Ordering::Acquire);
+    // SAFETY: non-null pointers stored in CURRENT come from Box::leak and are never freed.
+    (!p.is_null()).then(|| unsafe { &*p })
 }
 
 /// Push the model's authorizations to the CPUs (all, or one), raising the authorization

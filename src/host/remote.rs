@@ -24,14 +24,19 @@
 //!
 //! While the sampler stores a sample it holds the CPU (`host::exclusive`): the CPU's own
 //! LOAD SAMPLING CONTROLS, QUERY SAMPLING INFORMATION, resets and ticks wait for it.
+//!
+//! Dedicated CPUs (`dedicated=yes`, [`dedicated`]): a CPU in the wait state has no thread
+//! running to tick, so the samples of its wait (W = 1) are stored from here too, one per
+//! interval of wall time it waits.
 
-use crate::host::clock::{early_window, SampleClock};
-use crate::host::deadline::{reschedule_at, wall_ns};
-use crate::host::glue::{hcpumf_host, hcpumf_peek};
+use crate::host::clock::{early_window, SampleClock, MAX_CATCH_UP};
+use crate::host::deadline::{reschedule_at, reschedule_waiting, wall_ns};
+use crate::host::glue::{hcpumf_host, hcpumf_peek, hcpumf_wait_peek};
 use crate::host::meter::{bump, RawCounts};
 use crate::host::run;
+use crate::host::services::tod_now;
 use crate::host::state::CpuState;
-use crate::host::tick::{guest_sample, update_accounting};
+use crate::host::tick::{guest_sample, store_guest_entry, update_accounting};
 use hcpumf_arch::cpu::{Arch, CpuView, MeterReading};
 use hcpumf_arch::sampling::SamplingControls;
 use std::sync::atomic::Ordering;
@@ -178,6 +183,99 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> bool {
     }
     private.remote_streak.fetch_add(1, Ordering::Relaxed);
     reschedule_at(cpu, cpu_ns, wall_ns());
+    true
+}
+
+/// A dedicated CPU's look (`dedicated=yes`; SA23-2260, BSDE programming note 5: "One may
+/// observe the wait-state (W) bit in sample data being set to one for dedicated CPUs"): its
+/// sampling timers run on while it waits. The wait time the CPU had since the last look
+/// (Hercules' count, read by the glue's `peek_wait`) moves its clocks' due times back
+/// ([`SampleClock::credit_wait`]). If the CPU sits in the wait state now, the samples due
+/// are stored from here, each with W = 1 and U = 0, the wait PSW's T, P and AS, CR4's
+/// primary ASN and the program parameter (the instruction address is the architecture's
+/// decision: `hcpumf_arch::sampling::entry::basic_entry`), and the CPU's next deadline is
+/// posted for the next one: true, nothing to arm. False when the CPU is not waiting (or
+/// cannot be read, or its own thread holds it): the usual look follows, against due times
+/// that now count its waits.
+pub fn dedicated(h: &hcpumf_host, cpu: u16, st: &CpuState) -> bool {
+    let s = &st.schedule;
+    if !s.guest.running() && !s.host.running() {
+        return false;
+    }
+    let (Some(peek_wait), Some(cputime)) = (h.peek_wait, h.thread_cputime_ns) else {
+        return false;
+    };
+    let mut w = hcpumf_wait_peek::default();
+    // SAFETY: the glue reads the CPU under the CPU's lock and fills `w`, which outlives the
+    // call.
+    if unsafe { peek_wait(cpu, &mut w) } == 0 {
+        return false;
+    }
+    let Some(_held) = st.exclusive.try_take() else {
+        return false;
+    };
+    // SAFETY: the glue reads the clock of the CPU's thread under the CPU's lock and returns
+    // 0 when the CPU is offline.
+    let c = unsafe { cputime(cpu) };
+    if c == 0 {
+        return false;
+    }
+    // Never before the time the CPU's measurements are at (as the tick's reading).
+    let c = c.max(st.meter.time());
+    if w.waiting != 0 {
+        // Intervals that ended before the wait began (its CPU time stands where the wait
+        // began) were the running CPU's, which the host did not sample in time: missed, as
+        // the clock counts them (`SampleClock`), not samples of the wait.
+        s.guest.skip_owed(c);
+        s.host.skip_owed(c);
+    }
+    let credited = s.guest.credit_wait(w.waited_ns) + s.host.credit_wait(w.waited_ns);
+    if w.waiting == 0 {
+        if credited != 0 {
+            reschedule_at(cpu, c, wall_ns());
+        }
+        return false;
+    }
+    let instructions = st
+        .meter
+        .instructions_at(w.instcount, w.prevcount)
+        .unwrap_or_else(|| st.meter.reading().instructions);
+    // A diagnostic entry (combined sampling) carries the TOD clock, as the tick's do.
+    let diagnostic = st.sampling.controls().contains(SamplingControls::CD)
+        || s.host_diagnostic.load(Ordering::Relaxed);
+    let view = CpuView {
+        cpu,
+        arch: Arch::from_u32(u32::from(w.arch)),
+        problem_state: w.problem != 0,
+        wait: true,
+        tod: if diagnostic { tod_now() } else { 0 },
+        dat: w.dat != 0,
+        asc: w.asc & 3,
+        cr0: w.cr0,
+        cr4: w.cr4,
+        meter: MeterReading {
+            instructions,
+            ..st.meter.reading()
+        },
+        ..CpuView::default()
+    };
+    if s.guest.running() && !st.sampling.any_active() {
+        // Made inactive while the clock ran: the tick would stop the clock.
+        s.guest.stop();
+    }
+    for _ in 0..=MAX_CATCH_UP {
+        if !s.guest.poll_wait(c, instructions) {
+            break;
+        }
+        store_guest_entry(st, &view, 0);
+    }
+    for _ in 0..=MAX_CATCH_UP {
+        if !s.host.poll_wait(c, instructions) {
+            break;
+        }
+        run::store(st, &view, w.prefix, w.cr1, 0);
+    }
+    reschedule_waiting(cpu, c, wall_ns());
     true
 }
 

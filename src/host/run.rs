@@ -110,8 +110,15 @@ pub fn sample(st: &CpuState, view: &CpuView, prefix: u64, cr1: u64, now_ns: u64)
     let Some(stretch) = s.host.poll(now_ns, view.meter.instructions) else {
         return;
     };
+    let unique = s.host.unique(stretch, model::current().cpu_speed);
+    store(st, view, prefix, cr1, unique);
+}
+
+/// Store one entry of the CPU `view` describes (prefix, CR1), with `unique` instructions at
+/// the sampling point, into the CPU's block; a block that became full goes to the writer.
+pub fn store(st: &CpuState, view: &CpuView, prefix: u64, cr1: u64, unique: u8) {
+    let s = &st.schedule;
     let m = model::current();
-    let unique = s.host.unique(stretch, m.cpu_speed);
     // The guest program parameter: what the provider (MVS awareness) reads from guest
     // storage, or else what the guest itself loaded with LPP (z/OS's dispatcher does, while
     // the guest samples).

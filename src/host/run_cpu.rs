@@ -23,7 +23,7 @@ fn seal(b: &mut BlockWriter, m: &MachineModel, full: bool, tod: u64) -> Vec<u8> 
         full,
         m.bsdes,
         m.dsdes,
-        Timestamp::of_tod(tod, m.stcke_timestamps),
+        Timestamp::of_tod(tod, m.stcke_timestamps()),
     )
 }
 
@@ -86,11 +86,18 @@ mod tests {
     use hcpumf_formats::smp;
 
     /// The blocks read back as the .SMP reader (and z/OS's layout) expects: 126 basic
-    /// entries fill a 4-KB block, whose trailer has F, T, BSDES 32, DSDES and the TOD clock;
-    /// the last, partial block has F off.
+    /// entries fill a 4-KB block, whose trailer has F, BSDES 32, DSDES and the TOD clock in
+    /// the model's format (the z10's STCK with T = 0, byte 0 x'80' as in the Redbook's
+    /// files; the z196's STCKE with T = 1); the last, partial block has F off.
     #[test]
     fn blocks_fill_with_126_basic_entries() {
-        let m = MachineModel::default();
+        for (machine, byte0) in [(0x2097u16, 0x80u8), (0x2817, 0xA0)] {
+            blocks_of(&MachineModel::for_machine_type(machine), byte0);
+        }
+    }
+
+    fn blocks_of(m: &MachineModel, byte0: u8) {
+        let m = m.clone();
         let run = RunCpu::default();
         let mut full = Vec::new();
         for i in 0..130u64 {
@@ -103,8 +110,10 @@ mod tests {
             }
         }
         assert_eq!(full.len(), 1, "the 127th entry starts a second block");
+        assert_eq!(full[0][TRAILER_4K], byte0, "F, T");
         let t = smp::Trailer::decode(&full[0][TRAILER_4K..]);
-        assert!(t.full() && t.extended());
+        assert!(t.full());
+        assert_eq!(t.extended(), byte0 & 0x20 != 0);
         assert_eq!(
             (t.header.bsdes, t.header.dsdes, t.tod()),
             (32, m.dsdes, 0x1234)

@@ -335,6 +335,19 @@ fn scan(r: &Runtime, now: u64) -> u64 {
             next = next.min(d);
             continue;
         }
+        // A dedicated CPU in the wait state: its wait samples are stored from here, and
+        // there is no instruction to arm for (a pending alert is presented to the waiting
+        // CPU directly).
+        if crate::host::model::current().dedicated && remote::dedicated(h, i as u16, st) {
+            if !st.alerts.pending().is_empty() {
+                if let Some(kick) = h.kick_waiting {
+                    // SAFETY: the glue checks the CPU under the interrupt lock.
+                    unsafe { kick(i as u16) };
+                }
+            }
+            next = next.min(s.shared.wall_deadline.load(Ordering::SeqCst));
+            continue;
+        }
         let mut read = None;
         if !s.shared.armed.load(Ordering::Acquire) && st.alerts.pending().is_empty() {
             match confirm_due(h, i as u16, &s.shared, &s.private) {

@@ -145,9 +145,16 @@ pub(crate) fn guest_sample(st: &CpuState, view: &CpuView, now_ns: u64) {
     let Some(stretch) = clock.poll(now_ns, view.meter.instructions) else {
         return;
     };
+    let unique = clock.unique(stretch, model::current().cpu_speed);
+    store_guest_entry(st, view, unique);
+}
+
+/// Store the guest's data entry of the CPU `view` describes with `unique` instructions at the
+/// sampling point, running the update process in guest storage; alerts it recognizes become
+/// pending, and a sampling it placed in the inactive state stops the guest's clock.
+pub(crate) fn store_guest_entry(st: &CpuState, view: &CpuView, unique: u8) {
     if let Some(storage) = HostStorage::current() {
         let m = model::current();
-        let unique = clock.unique(stretch, m.cpu_speed);
         let pp = st.program_parameter.get();
         let tod = || tod_or_now(view.tod);
         let out = st
@@ -159,6 +166,6 @@ pub(crate) fn guest_sample(st: &CpuState, view: &CpuView, now_ns: u64) {
     }
     if !st.sampling.any_active() {
         // The update process placed the functions in the inactive state.
-        clock.stop();
+        st.schedule.guest.stop();
     }
 }

@@ -42,8 +42,27 @@ pub struct MachineModel {
     pub dsdes: u16,
     /// Let S/370 and ESA/390 guests use the instructions too (off by default).
     pub all_architectures: bool,
-    /// Store trailer timestamps in STORE CLOCK EXTENDED format (T = 1) rather than STCK.
-    pub stcke_timestamps: bool,
+    /// The trailer timestamp format `timestamp=` chose; by default the model's own
+    /// ([`MachineModel::stcke_timestamps`]).
+    pub trailer_timestamp: TrailerTimestamp,
+    /// The CPUs are dedicated to the partition (`dedicated=yes`): their sampling timers run
+    /// on while they wait, and the entries stored then have W = 1 (SA23-2260, BSDE
+    /// programming note 5). Off by default: shared CPUs, whose wait is not sampling time.
+    pub dedicated: bool,
+}
+
+/// The format of the sample-data-block trailer's timestamp (T bit, SA23-2260 "Trailer
+/// Entries"): the configured machine's (the default), or the one `timestamp=` names.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TrailerTimestamp {
+    /// What the configured machine stores: STCK on the z10, STCKE from the z196 on
+    /// ([`MachineModel::stcke_timestamps`]).
+    #[default]
+    Model,
+    /// STORE CLOCK format, T = 0.
+    Stck,
+    /// STORE CLOCK EXTENDED format, T = 1.
+    Stcke,
 }
 
 /// Highest sampling rate per CPU the plugin sustains (samples per second of CPU time);
@@ -94,7 +113,8 @@ impl MachineModel {
             bsdes: 32,
             dsdes: 64,
             all_architectures: false,
-            stcke_timestamps: true,
+            trailer_timestamp: TrailerTimestamp::Model,
+            dedicated: false,
         };
         m.extended_counters = m.installed_extended_counters();
         m.set_cpu_speed(speed);
@@ -144,6 +164,23 @@ impl MachineModel {
             1
         } else {
             0
+        }
+    }
+
+    /// Whether trailer timestamps are stored in the STORE CLOCK EXTENDED format (T = 1) rather
+    /// than STCK (T = 0): as `timestamp=` says, by default as the machine did. SA23-2260
+    /// names no models; it defined the T bit in its third edition, the one that also added
+    /// CSVN 2 (the z196's; Summary of Changes in Third Edition, items 1 and 5). Before it a
+    /// trailer had no format bit and the timestamp was a STCK value, and the z10's z/OS
+    /// files show T = 0: "a 64-byte record with a DEFC of x'8000' or x'C000'" (Redbook
+    /// SG24-7857, 4.2.1; its files are from a 2097, `I MACH00002097`). So CSVN 1 (the z10
+    /// and the z10-compatible default) stores STCK, CSVN 2 and later STCKE, the format the
+    /// bit was added for. See docs/decisions.md, "Trailer timestamps".
+    pub fn stcke_timestamps(&self) -> bool {
+        match self.trailer_timestamp {
+            TrailerTimestamp::Stck => false,
+            TrailerTimestamp::Stcke => true,
+            TrailerTimestamp::Model => self.csvn >= 2,
         }
     }
 
@@ -199,7 +236,7 @@ impl MachineModel {
         let m = self;
         format!(
             "machine type {:04X}, CFVN {} CSVN {}, CPU speed {} cycles/us, facilities 40 67 68 142, \
-             counter sets {} (authorized {}), sampling {}{} interval {}..{} cycles, {}",
+             counter sets {} (authorized {}), sampling {}{} interval {}..{} cycles, {}{}",
             m.machine_type,
             m.cfvn,
             m.csvn,
@@ -222,12 +259,18 @@ impl MachineModel {
                 "all architectures"
             } else {
                 "z/Architecture only"
+            },
+            if m.dedicated {
+                ", dedicated CPUs (sampled in the wait state)"
+            } else {
+                ""
             }
         )
     }
 
     /// Apply operator settings (`hcpumf set`, `HCPUMF_OPTIONS`: `model=`, `speed=`, `cfvn=`,
-    /// `csvn=`, `extended=`, `cgroups=`, `archs=`, `timestamp=`); nothing changes on error.
+    /// `csvn=`, `extended=`, `cgroups=`, `archs=`, `timestamp=`, `dedicated=`); nothing
+    /// changes on error.
     pub fn apply_settings(&mut self, words: &[String]) -> Result<(), SettingError> {
         let mut n = self.clone();
         for w in words {
@@ -239,9 +282,10 @@ impl MachineModel {
                 "model" | "type" => {
                     let t = u16::from_str_radix(v.trim_start_matches("0x"), 16)
                         .map_err(|_| SettingError::NotAMachineType(v.to_string()))?;
-                    let keep = (n.cpu_speed, n.all_architectures);
+                    let keep = (n.cpu_speed, n.all_architectures, n.dedicated);
                     n = MachineModel::for_machine_type(t);
                     n.all_architectures = keep.1;
+                    n.dedicated = keep.2;
                 }
                 "speed" => {
                     let s = parse_num(v)?;
@@ -304,13 +348,24 @@ impl MachineModel {
                         })
                     }
                 },
+                "dedicated" => match v.to_ascii_lowercase().as_str() {
+                    "yes" => n.dedicated = true,
+                    "no" => n.dedicated = false,
+                    _ => {
+                        return Err(SettingError::NotAllowed {
+                            key: "dedicated",
+                            allowed: "yes or no",
+                        })
+                    }
+                },
                 "timestamp" => match v.to_ascii_lowercase().as_str() {
-                    "stck" => n.stcke_timestamps = false,
-                    "stcke" => n.stcke_timestamps = true,
+                    "stck" => n.trailer_timestamp = TrailerTimestamp::Stck,
+                    "stcke" => n.trailer_timestamp = TrailerTimestamp::Stcke,
+                    "model" => n.trailer_timestamp = TrailerTimestamp::Model,
                     _ => {
                         return Err(SettingError::NotAllowed {
                             key: "timestamp",
-                            allowed: "stck or stcke",
+                            allowed: "stck, stcke or model",
                         })
                     }
                 },
@@ -389,117 +444,4 @@ impl Default for MachineModel {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn set_sizes_follow_version_numbers() {
-        let z10 = MachineModel::for_machine_type(0x2097);
-        assert_eq!((z10.cfvn, z10.csvn), (1, 1));
-        assert_eq!(z10.set_size(CounterSet::Basic), 6);
-        assert_eq!(z10.set_size(CounterSet::ProblemState), 6);
-        assert_eq!(z10.set_size(CounterSet::CryptoActivity), 16);
-        // 24 extended counters, as a z10's HIS files have them (Redbook Figure 3-7).
-        assert_eq!(z10.set_size(CounterSet::Extended), 24);
-        let z16 = MachineModel::for_machine_type(0x3931);
-        assert_eq!((z16.cfvn, z16.csvn), (3, 7));
-        assert_eq!(z16.set_size(CounterSet::ProblemState), 2);
-        assert_eq!(z16.set_size(CounterSet::CryptoActivity), 20);
-        assert_eq!(z16.set_size(CounterSet::Extended), 160);
-    }
-
-    /// CSVN of each generation as "CPU MF Formulas" (seed 003) lists SMF113_2_CTRVN2, z16
-    /// and z17 as Linux numbers them; extended counters per SA23-2260's maxima (CSVN 2: 48,
-    /// 3-5: 128, 6 and above: 160) and the z10's 24 (Redbook Figure 3-7).
-    #[test]
-    fn each_generation_has_its_counter_second_version() {
-        for (types, cfvn, csvn, extended) in [
-            (&[0x2097u16, 0x2098][..], 1, 1, 24),
-            (&[0x2817, 0x2818], 1, 2, 48),
-            (&[0x2827, 0x2828], 1, 3, 128),
-            (&[0x2964, 0x2965], 1, 4, 128),
-            (&[0x3906, 0x3907], 1, 5, 128),
-            (&[0x8561, 0x8562], 3, 6, 160),
-            (&[0x3931, 0x3932], 3, 7, 160),
-            (&[0x9175, 0x9176], 3, 8, 160),
-        ] {
-            for &t in types {
-                let m = MachineModel::for_machine_type(t);
-                assert_eq!(
-                    (m.cfvn, m.csvn, m.set_size(CounterSet::Extended)),
-                    (cfvn, csvn, extended),
-                    "{t:04X}"
-                );
-            }
-        }
-        let mut m = MachineModel::default();
-        assert!(m.apply_settings(&["csvn=2".to_string()]).is_ok());
-        assert_eq!(m.set_size(CounterSet::Extended), 48);
-        assert!(m
-            .apply_settings(&["extended=32".to_string(), "csvn=1".to_string()])
-            .is_ok());
-        assert_eq!(
-            m.set_size(CounterSet::Extended),
-            24,
-            "csvn= sets the installed number"
-        );
-        assert!(m.apply_settings(&["extended=32".to_string()]).is_ok());
-        assert_eq!(
-            m.set_size(CounterSet::Extended),
-            32,
-            "up to the CSVN's maximum"
-        );
-    }
-
-    #[test]
-    fn sampling_limits_follow_speed() {
-        let mut m = MachineModel::default();
-        m.set_cpu_speed(1000);
-        assert_eq!(m.min_sampling_interval, 50_000);
-        assert_eq!(
-            m.rate_for_interval(m.min_sampling_interval),
-            MAX_SAMPLING_RATE
-        );
-        assert!(m.max_sampling_interval >= m.min_sampling_interval);
-    }
-
-    #[test]
-    fn counter_numbers_map_to_sets() {
-        assert_eq!(CounterSet::of_counter(1), Some(CounterSet::Basic));
-        assert_eq!(CounterSet::of_counter(33), Some(CounterSet::ProblemState));
-        assert_eq!(CounterSet::of_counter(83), Some(CounterSet::CryptoActivity));
-        assert_eq!(CounterSet::of_counter(287), Some(CounterSet::Extended));
-        assert_eq!(CounterSet::of_counter(448), Some(CounterSet::MtDiagnostic));
-        assert_eq!(CounterSet::of_counter(496), None);
-    }
-
-    #[test]
-    fn bad_settings_change_nothing() {
-        let mut m = MachineModel::default();
-        let before = m.clone();
-        let words = vec!["speed=1000".to_string(), "bogus=1".to_string()];
-        let e = m.apply_settings(&words).unwrap_err();
-        assert_eq!(e, SettingError::UnknownKeyword("bogus".into()));
-        assert_eq!(e.to_string(), "unknown keyword 'bogus'");
-        assert_eq!(m, before);
-        let e = m.apply_settings(&["speed=0".to_string()]).unwrap_err();
-        assert!(matches!(e, SettingError::NotAllowed { key: "speed", .. }));
-        assert_eq!(
-            e.to_string(),
-            "speed must be 1..1000000 cycles per microsecond"
-        );
-        let e = m.apply_settings(&["csvn=9".to_string()]).unwrap_err();
-        assert_eq!(e.to_string(), "csvn must be 1..8");
-        let e = m.apply_settings(&["speed=x".to_string()]).unwrap_err();
-        assert_eq!(e, SettingError::NotANumber(NotANumber("x".into())));
-        assert_eq!(e.to_string(), "'x' is not a number");
-        let e = m.apply_settings(&["csvn=1".into(), "extended=500".into()]);
-        assert_eq!(
-            e.unwrap_err(),
-            SettingError::TooManyExtended { max: 32, csvn: 1 }
-        );
-        assert_eq!(m, before);
-        assert!(m.apply_settings(&["speed=1000".to_string()]).is_ok());
-        assert_eq!(m.cpu_speed, 1000);
-    }
-}
+mod tests;

@@ -18,6 +18,12 @@ pub use hcpumf_formats::sdb::{
 /// state, when the sampling point is not busy). `h` is the host indicator; `cl` the model's
 /// configuration level code ([`MachineModel::configuration_level`]): 1, or 0 on models from
 /// before the CL and H fields, which store zeros in both.
+///
+/// In the wait state (W = 1, which only a dedicated CPU's samples carry) the instruction
+/// address is zero: SA23-2260 leaves it open ("When the wait state bit is one, the contents
+/// of this field are unpredictable"), and IBM's machines store zeros there ("INSTRUCTION
+/// ADDRESSES ARE ZERO WHEN THE LOGICAL CPU IS IN WAIT STATE", Redbook SG24-7857 Example
+/// 4-1), which keeps a wait sample out of whatever module covers the wait PSW's address.
 pub fn basic_entry(view: &CpuView, unique: u8, gpp: u64, hpp: u64, h: bool, cl: u8) -> Bsde {
     Bsde {
         unique: if view.wait { 0 } else { unique.min(15) },
@@ -30,7 +36,7 @@ pub fn basic_entry(view: &CpuView, unique: u8, gpp: u64, hpp: u64, h: bool, cl: 
         host: h && cl != 0,
         limited: false,
         primary_asn: view.primary_asn(),
-        ia: view.ia,
+        ia: if view.wait { 0 } else { view.ia },
         gpp,
         hpp,
     }
@@ -133,6 +139,53 @@ mod tests {
         };
         let e = basic_entry_bytes(&w, 1, 0, 0, false);
         assert_eq!((e[2], e[3] & 0x10, e[4]), (0, 0x10, 0x40));
+    }
+
+    /// A sample of a CPU in the wait state (a dedicated CPU's), byte by byte as Figure 2-17
+    /// lays it out: format 0001; R 0 and U 0 ("if the sampling point is not busy because
+    /// ... the CPU is in the wait state, the contents of this field are set to zero"); bits
+    /// 24-25 zero, T, W = 1, P, AS of the wait PSW, I = 0; CL, H, LS and the reserved bits
+    /// (zeros on a z10); the primary ASN of CR4; the instruction address zero; the program
+    /// parameters. The z10 entry is the wait sample of the Redbook's Example 4-1 (its fourth
+    /// record: `0001 0 3 0 0000 0001 00000000 00000000 80FDB3B8 00000000 0...`, the hex
+    /// display's two lines read as one): DAT on, supervisor state, primary ASN 0001.
+    #[test]
+    fn a_wait_sample_has_w_set_u_and_the_address_zero() {
+        let w = CpuView {
+            wait: true,
+            dat: true,
+            problem_state: false,
+            asc: 0,
+            ia: 0x0000_0000_00FF_1964,
+            cr4: 0x0000_0000_0001_0001,
+            ..view()
+        };
+        let z10 = MachineModel::for_machine_type(0x2097);
+        let e = data_entry(&z10, &w, 3, true, false, 0x80FD_B3B8_0000_0000, false);
+        let mut want = [0u8; 32];
+        want[..8].copy_from_slice(&[0x00, 0x01, 0x00, 0x30, 0x00, 0x00, 0x00, 0x01]);
+        want[16..20].copy_from_slice(&[0x80, 0xFD, 0xB3, 0xB8]);
+        assert_eq!(&e[..], &want[..]);
+        // Problem state with AS 2 (secondary), on a z15 (CL 1) with H = 1 (the program
+        // parameter in the host field): byte 3 = T W P AS(10) I = 0011 1100.
+        let z15 = MachineModel::for_machine_type(0x8561);
+        let p = CpuView {
+            problem_state: true,
+            asc: 2,
+            ..w
+        };
+        let e = data_entry(&z15, &p, 9, true, false, 0x1234, true);
+        let mut want = [0u8; 32];
+        want[..8].copy_from_slice(&[0x00, 0x01, 0x00, 0x3C, 0x60, 0x00, 0x00, 0x01]);
+        want[24..32].copy_from_slice(&0x1234u64.to_be_bytes());
+        assert_eq!(&e[..], &want[..]);
+        let d = Bsde::decode(&e).unwrap();
+        assert!(d.wait && d.problem_state && d.dat);
+        assert_eq!((d.unique, d.ia, d.asc), (0, 0, 2));
+        // Combined sampling: the same BSDE, then the DSDE (format 8001).
+        let c = data_entry(&z15, &p, 9, true, true, 0x1234, true);
+        assert_eq!(&c[..32], &want[..]);
+        assert_eq!(&c[32..34], &[0x80, 0x01]);
     }
 
     /// CL and H as each model stores them: zeros before the z15 (CFVN 1: z10 to z14), CL 1

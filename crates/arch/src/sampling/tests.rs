@@ -3,7 +3,7 @@
 use super::*;
 use crate::alerts::AlertBits;
 use crate::cpu::CpuView;
-use crate::model::MachineModel;
+use crate::model::{MachineModel, TrailerTimestamp};
 use crate::pgm::{Cc, ProgramException};
 use crate::storage::{AbsAddr, GuestStorage, MemStorage};
 
@@ -240,7 +240,8 @@ fn basic_entries_are_stored_with_the_cpu_state() {
 
 #[test]
 fn full_block_sets_f_timestamp_sizes_and_raises_pra_then_follows_the_table() {
-    let m = model();
+    // A z196: its trailers carry STCKE timestamps (T = 1).
+    let m = MachineModel::for_machine_type(0x2817);
     let st = ring();
     // Programming bytes 48-63 of the trailer must stay untouched.
     st.write(AbsAddr(0x20000 + 4096 - 16), &[0x5A; 16]).unwrap();
@@ -262,9 +263,8 @@ fn full_block_sets_f_timestamp_sizes_and_raises_pra_then_follows_the_table() {
     );
     assert_eq!(&t[48..64], &[0x5A; 16]);
     assert_eq!((s.tear(), s.dear()), (0x10008, 0x21020));
-    // STCK format.
-    let mut stck = model();
-    stck.stcke_timestamps = false;
+    // STCK format: the z10's (T = 0).
+    let stck = model();
     let s2 = authorized();
     start(&s2, &stck, true, 0x21000 + 4096 - 64 - 32);
     s2.take_sample(&stck, &st, &view(1), 0);
@@ -410,7 +410,8 @@ fn combined_entries_are_never_split_and_1mb_blocks_work() {
     assert_eq!(s.dear(), 0x200000 + 32);
     assert_eq!(
         big.read_u64(AbsAddr(0x100000 + (1 << 20) - 64)).unwrap() >> 56,
-        0xA0
+        0x80,
+        "F; T = 0: the z10 stores STCK timestamps"
     );
 }
 
@@ -1050,7 +1051,11 @@ fn step_3_sets_f_t_sizes_timestamp_and_leaves_the_rest_of_the_trailer() {
     for stcke in [false, true] {
         for a in [false, true] {
             let mut m = model();
-            m.stcke_timestamps = stcke;
+            m.trailer_timestamp = if stcke {
+                TrailerTimestamp::Stcke
+            } else {
+                TrailerTimestamp::Stck
+            };
             let st = ring();
             // Trailer of 0x20000: reserved bits and bytes set, T opposite to the model's.
             let mut t = [0x5Au8; 64];
@@ -1535,7 +1540,11 @@ fn randomized_layouts_each_sample_ends_one_way_and_writes_only_what_it_may() {
         let bs = BufferSize::from_s(rng.percent(15));
         let (st, entries) = random_layout(&mut rng, bs);
         let size = st.size();
-        m.stcke_timestamps = rng.percent(50);
+        m.trailer_timestamp = if rng.percent(50) {
+            TrailerTimestamp::Stcke
+        } else {
+            TrailerTimestamp::Stck
+        };
         let (basic, diag) = match rng.below(3) {
             0 => (true, false),
             1 => (false, true),
@@ -1642,7 +1651,7 @@ fn randomized_layouts_each_sample_ends_one_way_and_writes_only_what_it_may() {
                     h.flags.contains(TrailerFlags::F | TrailerFlags::A),
                     "{what}"
                 );
-                assert_eq!(h.flags.contains(TrailerFlags::T), m.stcke_timestamps);
+                assert_eq!(h.flags.contains(TrailerFlags::T), m.stcke_timestamps());
                 seen.pra += 1;
             }
             seen.iea += u32::from(out.alerts.contains(AlertBits::INVALID_ENTRY_ADDRESS));

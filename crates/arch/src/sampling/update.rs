@@ -164,7 +164,7 @@ impl CpuSampling {
                 // Steps 1 and 3 are decided again inside the interlocked update of bytes 0-15:
                 // a program on another CPU may have just reset F and the count with CDSG,
                 // which makes a block that looked full usable again (step 2, not step 1).
-                let ts_ext = m.stcke_timestamps;
+                let ts_ext = m.stcke_timestamps();
                 let mut step = Step::Two;
                 storage
                     .update16(slot.trailer, &mut |t| {
@@ -214,7 +214,7 @@ impl CpuSampling {
             // Step 3: F, T and the sizes are set; now the timestamp (bytes 16-31, which no
             // program resets, so a plain store).
             let mut ts = [0u8; 16];
-            let n = Timestamp::of_tod(tod(), m.stcke_timestamps).encode_into(&mut ts);
+            let n = Timestamp::of_tod(tod(), m.stcke_timestamps()).encode_into(&mut ts);
             let ts_addr = slot.trailer.offset(TIMESTAMP_OFFSET as u64);
             storage
                 .write(ts_addr, &ts[..n])
