@@ -278,30 +278,30 @@ fn status() {
     let m = model::current();
     log(&format!("HHCMF020I {}", m.summary()));
     let r = state::rt();
-    let sleeps = r.sched.sleeps.load(Ordering::Relaxed);
+    let sleeps = r.sampler_state.sleeps.load(Ordering::Relaxed);
     log(&format!(
         "HHCMF022I sampler thread: {sleeps} sleeps, woken up to {} us late, a pass held up to {} us; \
          late or held more than {} ms: {} times, {} us in all; \
          {} ms real-time, {} ms ordinary, {} holds; {}",
-        r.sched.oversleep_max.load(Ordering::Relaxed) / 1000,
-        r.sched.pass_max.load(Ordering::Relaxed) / 1000,
+        r.sampler_state.oversleep_max.load(Ordering::Relaxed) / 1000,
+        r.sampler_state.pass_max.load(Ordering::Relaxed) / 1000,
         state::LATE_STEPS_US
             .iter()
             .map(|us| format!("{}", *us as f64 / 1000.0))
             .collect::<Vec<_>>()
             .join("/"),
-        r.sched
+        r.sampler_state
             .stalls
             .iter()
             .map(|n| n.load(Ordering::Relaxed).to_string())
             .collect::<Vec<_>>()
             .join("/"),
-        r.sched.stalled_ns.load(Ordering::Relaxed) / 1000,
-        r.sched.realtime_ns.load(Ordering::Relaxed) / 1_000_000,
-        r.sched.ordinary_ns.load(Ordering::Relaxed) / 1_000_000,
-        r.sched.holds.load(Ordering::Relaxed),
+        r.sampler_state.stalled_ns.load(Ordering::Relaxed) / 1000,
+        r.sampler_state.realtime_ns.load(Ordering::Relaxed) / 1_000_000,
+        r.sampler_state.ordinary_ns.load(Ordering::Relaxed) / 1_000_000,
+        r.sampler_state.holds.load(Ordering::Relaxed),
         sampler_cost(
-            thread_run_ns(r.sched.tid.load(Ordering::Relaxed)),
+            thread_run_ns(r.sampler_state.tid.load(Ordering::Relaxed)),
             r.cpus
                 .iter()
                 .map(|st| st.schedule.both(|c| &c.taken))
@@ -310,12 +310,12 @@ fn status() {
         )
     ));
     let trouble = r
-        .sched
+        .sampler_state
         .trouble
         .lock()
         .map(|t| t.clone())
         .unwrap_or_default();
-    if let Some(line) = sampler_health(r.sched.running.load(Ordering::Acquire), &trouble) {
+    if let Some(line) = sampler_health(r.sampler_state.running.load(Ordering::Acquire), &trouble) {
         log(&line);
     }
     for (i, st) in state::rt().cpus.iter().enumerate() {

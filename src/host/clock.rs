@@ -31,7 +31,7 @@ pub struct Stretch {
 /// average number of CPU cycles within each sampling interval).
 ///
 /// It keeps its phase (the due time advances by exactly one interval per sample, so the
-/// average rate is exact) and learns how late the scheduler's wake-ups arrive, asking for
+/// average rate is exact) and learns how late the sampler's wake-ups arrive, asking for
 /// them that much earlier; a sample is taken when the tick comes within that margin of the
 /// due time, or up to EARLY_NS before it when the sampler arms the CPU in a wake-up made for
 /// another. Samples are therefore evenly spread with a jitter of about one wake-up latency.

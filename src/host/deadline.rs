@@ -7,12 +7,12 @@ use crate::host::meter::mono_ns;
 use crate::host::state::{cpu, rt, Runtime};
 use std::sync::atomic::Ordering;
 
-/// Nanoseconds since the scheduler epoch.
+/// Nanoseconds since the sampler epoch.
 pub fn wall_ns() -> u64 {
     wall_of(mono_ns())
 }
 
-/// The wall time (ns since the scheduler epoch) of a monotonic-clock reading.
+/// The wall time (ns since the sampler epoch) of a monotonic-clock reading.
 pub fn wall_of(mono: u64) -> u64 {
     mono.saturating_sub(rt().epoch_mono_ns)
 }
@@ -20,16 +20,16 @@ pub fn wall_of(mono: u64) -> u64 {
 /// How often a CPU with a masked pending alert is looked at again.
 pub const ALERT_POLL_NS: u64 = 1_000_000;
 
-/// A deadline at most this much before the scheduler's planned wake-up does not wake it: it
+/// A deadline at most this much before the sampler's planned wake-up does not wake it: it
 /// comes that much late (the sampling clocks learn such lateness and ask earlier), and the
-/// CPU thread makes no system call. The scheduler plans its wake-up for a CPU's next
+/// CPU thread makes no system call. The sampler plans its wake-up for a CPU's next
 /// deadline from the CPU's posted follow-on due time, which the deadline the tick then
-/// posts misses by the few microseconds between the scheduler's clock reading and the tick.
+/// posts misses by the few microseconds between the sampler's clock reading and the tick.
 pub const WAKE_TOLERANCE_NS: u64 = 10_000;
 
-/// Ask the scheduler to arm `cpu` at wall time `deadline`. The scheduler is only woken when
+/// Ask the sampler to arm `cpu` at wall time `deadline`. The sampler is only woken when
 /// it would otherwise sleep past the deadline: in steady sampling it already expects the
-/// CPU's next tick (see `scheduler_loop`), so the CPU thread makes no system call here.
+/// CPU's next tick (see `sampler_loop`), so the CPU thread makes no system call here.
 pub fn schedule(cpu_no: u16, deadline: u64) {
     let Some(st) = cpu(cpu_no) else { return };
     st.schedule
@@ -37,14 +37,16 @@ pub fn schedule(cpu_no: u16, deadline: u64) {
         .wall_deadline
         .store(deadline, Ordering::SeqCst);
     let r = rt();
-    if deadline.saturating_add(WAKE_TOLERANCE_NS) < r.sched.sleep_target.load(Ordering::SeqCst) {
-        r.sched.sleep_target.store(0, Ordering::SeqCst);
-        wake_scheduler(r);
+    if deadline.saturating_add(WAKE_TOLERANCE_NS)
+        < r.sampler_state.sleep_target.load(Ordering::SeqCst)
+    {
+        r.sampler_state.sleep_target.store(0, Ordering::SeqCst);
+        wake_sampler(r);
     }
 }
 
-/// Unpark the scheduler thread (its next park returns at once if it is not parked yet).
-pub fn wake_scheduler(r: &Runtime) {
+/// Unpark the sampler thread (its next park returns at once if it is not parked yet).
+pub fn wake_sampler(r: &Runtime) {
     if let Ok(g) = r.sampler.read() {
         if let Some(t) = g.as_ref() {
             t.unpark();
@@ -52,7 +54,7 @@ pub fn wake_scheduler(r: &Runtime) {
     }
 }
 
-/// Work out when `cpu` next needs a tick and tell the scheduler.
+/// Work out when `cpu` next needs a tick and tell the sampler.
 pub fn reschedule(cpu_no: u16, now_cpu_ns: u64) {
     reschedule_at(cpu_no, now_cpu_ns, wall_ns());
 }
@@ -147,6 +149,6 @@ pub fn host_core() -> u32 {
     u32::try_from(c).unwrap_or(u32::MAX)
 }
 
-/// The CPU thread's time may be at most this far from the scheduler's reading when the tick
+/// The CPU thread's time may be at most this far from the sampler's reading when the tick
 /// uses it: beyond, the thread was not running in between and the tick reads its own time.
 pub const ARM_TRUST_NS: u64 = 20_000;

@@ -73,7 +73,7 @@ impl Meter {
     }
 
     /// Restart the extrapolation from a CPU time known to be at least the thread's real one
-    /// (the scheduler thread's reading plus the wall time since).
+    /// (the sampler thread's reading plus the wall time since).
     pub fn adopt(&self, cpu_ns: u64, mono: u64, waitsig: u64) {
         self.clk_wall.store(mono, Ordering::Relaxed);
         self.clk_cpu.store(cpu_ns, Ordering::Relaxed);

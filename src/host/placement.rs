@@ -263,7 +263,7 @@ impl SamplerPlacement {
         let now = Instant::now();
         let ns = u64::try_from(now.duration_since(self.since).as_nanos()).unwrap_or(0);
         self.since = now;
-        let st = &rt().sched;
+        let st = &rt().sampler_state;
         bump(
             if self.realtime {
                 &st.realtime_ns
@@ -276,7 +276,7 @@ impl SamplerPlacement {
 
     /// Real-time for the current hold, and twice as long next time.
     fn hold_realtime(&mut self) {
-        bump(&rt().sched.holds, 1);
+        bump(&rt().sampler_state.holds, 1);
         self.realtime_until = Some(Instant::now() + self.hold);
         self.hold = (self.hold * 2).min(HOLD_MAX);
         self.set_realtime(true);

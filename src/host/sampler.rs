@@ -7,7 +7,7 @@
 //! when it would sleep past them.
 
 use crate::host::clock::{early_window, EARLY_NS};
-use crate::host::deadline::{wake_scheduler, wall_ns, ALERT_POLL_NS};
+use crate::host::deadline::{wake_sampler, wall_ns, ALERT_POLL_NS};
 use crate::host::glue::{hcpumf_host, ArmMode};
 use crate::host::meter::{bump, mono_ns};
 use crate::host::panics;
@@ -15,7 +15,7 @@ use crate::host::placement::SamplerPlacement;
 use crate::host::remote;
 use crate::host::schedule::{SchedPrivate, SchedShared, TickSchedule};
 use crate::host::services::{host, log};
-use crate::host::state::{rt, Runtime, SchedulerState, LATE_STEPS_US};
+use crate::host::state::{rt, Runtime, SamplerState, LATE_STEPS_US};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -28,7 +28,7 @@ pub fn start() {
     trouble(r, String::new());
     // Running from here (a `hcpumf status` right after the load must not find it ended);
     // the thread clears it when it ends.
-    r.sched.running.store(true, Ordering::Release);
+    r.sampler_state.running.store(true, Ordering::Release);
     let handle = std::thread::Builder::new()
         .name("hcpumf-sampler".into())
         .spawn(supervise);
@@ -37,12 +37,12 @@ pub fn start() {
             if let Ok(mut g) = r.sampler.write() {
                 *g = Some(h.thread().clone());
             }
-            if let Ok(mut g) = r.scheduler.lock() {
+            if let Ok(mut g) = r.sampler_join.lock() {
                 *g = Some(h);
             }
         }
         Err(e) => {
-            r.sched.running.store(false, Ordering::Release);
+            r.sampler_state.running.store(false, Ordering::Release);
             trouble(r, format!("could not start: {e}"));
             log(&format!("HHCMF090E cannot start the sampler thread: {e}"));
         }
@@ -54,9 +54,9 @@ pub fn start() {
 pub fn stop() {
     let r = rt();
     r.stop.store(true, Ordering::Release);
-    r.sched.sleep_target.store(0, Ordering::SeqCst);
-    wake_scheduler(r);
-    let h = r.scheduler.lock().ok().and_then(|mut g| g.take());
+    r.sampler_state.sleep_target.store(0, Ordering::SeqCst);
+    wake_sampler(r);
+    let h = r.sampler_join.lock().ok().and_then(|mut g| g.take());
     if let Some(h) = h {
         h.thread().unpark();
         if let Err(p) = h.join() {
@@ -74,7 +74,7 @@ pub fn stop() {
 /// What went wrong with the sampler thread last, in words, for `hcpumf status` (empty:
 /// nothing).
 fn trouble(r: &Runtime, what: String) {
-    if let Ok(mut t) = r.sched.trouble.lock() {
+    if let Ok(mut t) = r.sampler_state.trouble.lock() {
         *t = what;
     }
 }
@@ -92,7 +92,7 @@ fn supervise() {
     let started = wall_ns();
     let returned = run_supervised(
         &mut SamplerPlacement::new(),
-        scheduler_loop,
+        sampler_loop,
         |placement, n, what| {
             let secs = wall_ns().saturating_sub(started) as f64 / 1e9;
             let what = format!("{what} ({secs:.1} s after the thread started)");
@@ -134,7 +134,7 @@ fn supervise() {
              ldmod hcpumf start it afresh)"
         ));
     }
-    r.sched.running.store(false, Ordering::Release);
+    r.sampler_state.running.store(false, Ordering::Release);
 }
 
 /// Run `body` on `state` until it returns; when it panics, call `panicked` with the state,
@@ -159,16 +159,16 @@ fn run_supervised<S>(
     }
 }
 
-fn scheduler_loop(placement: &mut SamplerPlacement) {
+fn sampler_loop(placement: &mut SamplerPlacement) {
     // Ask the kernel for precise wake-ups: the default 50 us timer slack would smear
     // intervals at high sampling rates.
     // SAFETY: prctl(PR_SET_TIMERSLACK) only changes this thread's timer slack.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1u64, 0u64, 0u64, 0u64) };
     let r = rt();
-    r.sched
+    r.sampler_state
         .tid
         .store(crate::host::tick::thread_id(), Ordering::Relaxed);
-    let st = &r.sched;
+    let st = &r.sampler_state;
     let mut pass = wall_ns();
     while !r.stop.load(Ordering::Acquire) {
         placement.review(r);
@@ -176,10 +176,10 @@ fn scheduler_loop(placement: &mut SamplerPlacement) {
         // re-scan after the sleep target is published; a CPU whose deadline the re-scan
         // misses sees the published target and unparks us (SeqCst on both sides), and an
         // unpark that comes before the park makes the park return at once.
-        r.sched.sleep_target.store(0, Ordering::SeqCst);
+        r.sampler_state.sleep_target.store(0, Ordering::SeqCst);
         let now = wall_ns();
         let mut next = scan(r, now);
-        r.sched.sleep_target.store(next, Ordering::SeqCst);
+        r.sampler_state.sleep_target.store(next, Ordering::SeqCst);
         next = next.min(earliest(r));
         let now2 = wall_ns();
         // How long this pass kept the sampler from the CPUs' deadlines.
@@ -189,7 +189,7 @@ fn scheduler_loop(placement: &mut SamplerPlacement) {
         }
         stall(st, held);
         if next > now2 && !r.stop.load(Ordering::Acquire) {
-            r.sched.sleep_target.store(next, Ordering::SeqCst);
+            r.sampler_state.sleep_target.store(next, Ordering::SeqCst);
             std::thread::park_timeout(Duration::from_nanos(next - now2));
             // Woken late (a CPU's unpark only ever wakes it early).
             let late = wall_ns().saturating_sub(next);
@@ -206,7 +206,7 @@ fn scheduler_loop(placement: &mut SamplerPlacement) {
 
 /// Count a late wake-up, or a pass that took long, of `ns` by the steps it exceeds, and its
 /// time when it exceeds the first.
-fn stall(st: &SchedulerState, ns: u64) {
+fn stall(st: &SamplerState, ns: u64) {
     for (n, us) in st.stalls.iter().zip(LATE_STEPS_US) {
         if ns > us * 1000 {
             bump(n, 1);
@@ -226,7 +226,7 @@ fn earliest(r: &Runtime) -> u64 {
         .unwrap_or(u64::MAX)
 }
 
-/// What the scheduler does about a CPU whose wall-clock deadline came.
+/// What the sampler does about a CPU whose wall-clock deadline came.
 enum DueCheck {
     /// Its CPU time has not reached the due time while its thread runs: look again then.
     Wait(u64),

@@ -6,10 +6,10 @@ use crate::host::cacheline::Padded;
 use crate::host::clock::SampleClock;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
-/// The part of a CPU's schedule shared with the scheduler thread.
+/// The part of a CPU's schedule shared with the sampler thread.
 #[derive(Debug, Default)]
 pub struct SchedShared {
-    /// Wall-clock deadline (ns since the scheduler epoch) to arm the CPU; u64::MAX = none.
+    /// Wall-clock deadline (ns since the sampler epoch) to arm the CPU; u64::MAX = none.
     pub wall_deadline: AtomicU64,
     /// The CPU's opcode table is armed and the tick has not run yet.
     pub armed: AtomicBool,
@@ -19,7 +19,7 @@ pub struct SchedShared {
     pub due_cpu_ns: AtomicU64,
     /// ... and the one after, as far as it can be told now (0: unknown).
     pub follow_cpu_ns: AtomicU64,
-    /// The CPU thread's CPU time as the scheduler read it just before arming (0: not read),
+    /// The CPU thread's CPU time as the sampler read it just before arming (0: not read),
     /// and the monotonic clock at that read.
     pub armed_cpu_ns: AtomicU64,
     pub armed_mono_ns: AtomicU64,
@@ -27,18 +27,18 @@ pub struct SchedShared {
     pub core: AtomicU32,
 }
 
-// The tick and the scheduler exchange one cache line per CPU, not two.
+// The tick and the sampler exchange one cache line per CPU, not two.
 const _: () = assert!(std::mem::size_of::<SchedShared>() <= 64);
 
-/// What only the scheduler thread reads and writes about a CPU, off the shared line.
+/// What only the sampler thread reads and writes about a CPU, off the shared line.
 #[derive(Debug, Default)]
 pub struct SchedPrivate {
-    /// The scheduler's previous reading of the CPU thread's CPU time.
+    /// The sampler's previous reading of the CPU thread's CPU time.
     pub seen_cpu_ns: AtomicU64,
-    /// How many times in a row the scheduler found the CPU still armed (its tick not yet
+    /// How many times in a row the sampler found the CPU still armed (its tick not yet
     /// run) and its thread not running: it then looks again later and later.
     pub stale_looks: AtomicU32,
-    /// The CPU thread's CPU time at the scheduler's previous look at the CPU while armed (0:
+    /// The CPU thread's CPU time at the sampler's previous look at the CPU while armed (0:
     /// not read): did the thread run since?
     pub looked_cpu_ns: AtomicU64,
     /// Predicted armings that had to become full ones (`hcpumf status`).
@@ -72,9 +72,9 @@ pub struct TickSchedule {
     /// The Linux thread id of the CPU's thread, as its last tick saw it (0: none yet): the
     /// sampler looks up the core it runs on.
     pub thread_id: AtomicU32,
-    /// What the scheduler thread reads and writes, on a cache line of its own.
+    /// What the sampler thread reads and writes, on a cache line of its own.
     pub shared: Padded<SchedShared>,
-    /// What only the scheduler thread uses.
+    /// What only the sampler thread uses.
     pub private: Padded<SchedPrivate>,
     /// Pseudo-random state for accounting jitter.
     pub rng: AtomicU64,

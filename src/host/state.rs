@@ -41,29 +41,29 @@ pub struct Runtime {
     pub groups: CoprocessorGroups,
     /// The monotonic clock (ns) at the plugin's start: wall times are counted from it.
     pub epoch_mono_ns: u64,
-    /// What the scheduler thread writes as it sleeps and wakes, on lines of its own: the
+    /// What the sampler thread writes as it sleeps and wakes, on lines of its own: the
     /// CPUs' ticks read the fields around it.
-    pub sched: Padded<SchedulerState>,
-    /// The scheduler thread, for CPUs to unpark. It sleeps with `park_timeout` and never
+    pub sampler_state: Padded<SamplerState>,
+    /// The sampler thread, for CPUs to unpark. It sleeps with `park_timeout` and never
     /// takes a lock a CPU thread holds: a CPU thread the host preempted while holding one
     /// (they run at a low priority and outnumber the host's cores) would otherwise stop
-    /// the real-time scheduler, and with it the ticks of every CPU, for as long as the host
+    /// the real-time sampler, and with it the ticks of every CPU, for as long as the host
     /// leaves that thread waiting (tens of milliseconds were seen).
     pub sampler: std::sync::RwLock<Option<std::thread::Thread>>,
     pub stop: AtomicBool,
-    pub scheduler: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
+    pub sampler_join: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
-/// The lateness steps (us) of the scheduler's wake-ups that `hcpumf status` counts.
+/// The lateness steps (us) of the sampler's wake-ups that `hcpumf status` counts.
 pub const LATE_STEPS_US: [u64; 7] = [100, 200, 500, 1_000, 2_000, 5_000, 10_000];
 
-/// The scheduler thread's sleep and wake-up statistics.
+/// The sampler thread's sleep and wake-up statistics.
 #[derive(Debug, Default)]
-pub struct SchedulerState {
-    /// Wall time (ns since the epoch) until which the scheduler sleeps; a CPU that needs an
+pub struct SamplerState {
+    /// Wall time (ns since the epoch) until which the sampler sleeps; a CPU that needs an
     /// earlier tick wakes it.
     pub sleep_target: AtomicU64,
-    /// The scheduler's timed sleeps, how late the host woke it (ns, the most), how long one
+    /// The sampler's timed sleeps, how late the host woke it (ns, the most), how long one
     /// pass of its loop (placement review and scan) took at most, and how often either
     /// exceeded each of LATE_STEPS_US (`hcpumf status`: a sampler late or held up L leaves
     /// the samples due in L untaken, and those of an activation that ends meanwhile missed;
@@ -98,10 +98,10 @@ pub fn rt() -> &'static Runtime {
         cpus: (0..engines()).map(|_| CpuState::default()).collect(),
         groups: CoprocessorGroups::new(),
         epoch_mono_ns: crate::host::meter::mono_ns(),
-        sched: Padded(SchedulerState::default()),
+        sampler_state: Padded(SamplerState::default()),
         sampler: std::sync::RwLock::new(None),
         stop: AtomicBool::new(false),
-        scheduler: std::sync::Mutex::new(None),
+        sampler_join: std::sync::Mutex::new(None),
     })
 }
 

@@ -94,7 +94,7 @@ pub fn update_accounting(st: &CpuState, now_ns: u64) {
     );
 }
 
-/// The CPU thread's CPU time at this tick. The scheduler usually read it just before arming
+/// The CPU thread's CPU time at this tick. The sampler usually read it just before arming
 /// the CPU: that reading plus the wall time since is the time now (within the wall time
 /// since, which is short unless the host did not run the thread, and then the tick reads it
 /// itself). Never before the time the CPU's measurements are at: the samples' clocks see the
@@ -113,7 +113,7 @@ fn cpu_time_now(st: &CpuState, raw: RawCounts, mono: u64) -> u64 {
     now.max(st.meter.time())
 }
 
-/// The CPU time at a tick the scheduler did not read it for. A sampling clock compares the
+/// The CPU time at a tick the sampler did not read it for. A sampling clock compares the
 /// CPU time with its due time, so a tick that may take a sample reads it (a wall-clock
 /// extrapolation counts time the host did not run the CPU thread: samples would come early
 /// and then bunch). The extrapolation is never behind the real CPU time, so when even it has

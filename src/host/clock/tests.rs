@@ -40,7 +40,7 @@ fn catching_up_keeps_samples_a_quarter_interval_apart() {
     let c = SampleClock::default();
     c.start(1000, 0, 0);
     // The tick comes 5 intervals late: one sample now, the missed ones while catching
-    // up, at most four per interval. Ticks come every 10 ns (the scheduler armed the CPU
+    // up, at most four per interval. Ticks come every 10 ns (the sampler armed the CPU
     // again during each tick): never two samples less than 250 ns apart.
     let (mut t, mut last, mut n) = (6_000u64, 0u64, 0u64);
     while t <= 11_000 {
