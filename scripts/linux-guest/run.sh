@@ -71,9 +71,27 @@ RC
 # The run ends when the guest powers off. A slow host lengthens it rather than failing it:
 # Hercules is stopped only when the console has been silent for STALL seconds (default 180:
 # the guest prints a line at every step) or after MAXTIME seconds in all (default 1800).
+# Hyperion quits at the end of its stdin once every CPU is stopped, which is how a run there
+# ends after the guest powers off. Its stdin must not end before the guest has finished: at
+# IPL, while the guest switches to z/Architecture (SIGP Set architecture), every CPU can be
+# stopped for a moment, and a Hyperion whose stdin was /dev/null quit there. So its stdin is
+# a pipe that ends only once the guest said HCPUMF-END (or Hercules is gone).
+stdin=/dev/null
+if [ "${HCPUMF_HERCULES:-313}" = hyperion ]; then
+  stdin=$work/stdin
+  mkfifo "$stdin"
+fi
 HERCULES_RC="$work/linux.rc" timeout -k 5 "${MAXTIME:-1800}" "${herc[@]}" -f "$work/linux.cnf" \
-  < /dev/null > "$work/log" 2>&1 &
+  < "$stdin" > "$work/log" 2>&1 &
 pid=$!
+feeder=""
+if [ "$stdin" != /dev/null ]; then
+  # Opening the pipe for writing lets Hercules' open of it for reading complete.
+  ( until grep -q 'HCPUMF-END' "$work/log" 2>/dev/null || ! kill -0 "$pid" 2>/dev/null; do
+      sleep 1
+    done ) > "$stdin" &
+  feeder=$!
+fi
 last=$(date +%s); size=0; stopped=""
 while kill -0 "$pid" 2>/dev/null; do
   sleep 2
@@ -90,6 +108,7 @@ while kill -0 "$pid" 2>/dev/null; do
 done
 status=0
 wait "$pid" 2>/dev/null || status=$?
+[ -z "$feeder" ] || { kill "$feeder" 2>/dev/null || true; wait "$feeder" 2>/dev/null || true; }
 cat "$work/log"
 if [ -f "$work/out.fba" ]; then
   echo "=== DISK ==="
