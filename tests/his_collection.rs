@@ -456,12 +456,17 @@ fn host_counting_coexists_with_guest_counters() {
     let out = run("count_loop", &cfg);
     assert_eq!(out.wait_code(), Some(0), "{}", out.log);
     assert_eq!((out.u32(0x3030) >> 28) & 3, 0, "LCCTL cc 0");
-    let guest = out.u64(0x3008).wrapping_sub(out.u64(0x3000)) as f64;
-    let exact = 100_000_003.0;
+    let guest = out.u64(0x3008).wrapping_sub(out.u64(0x3000)) as i64;
+    // count_loop.s between its two reads: ECCTR, LLILF, 100,000,000 BRCTGs, ECCTR and one of
+    // the two reading ECCTRs; docs/fidelity.md: "within a few instructions (Hercules counts
+    // 12 at a time)": each read within 12, their difference within 24.
+    let exact = 100_000_004;
+    eprintln!("his coexist: the guest counted {guest} of {exact}");
     assert!(
-        (guest - exact).abs() / exact < 0.01,
-        "the guest counted {guest} instructions"
+        (guest - exact).abs() <= 24,
+        "the guest counted {guest} instructions, exactly {exact}"
     );
+    let guest = guest as f64;
     let c = cnt::parse(&std::fs::read_to_string(&files(&out_dir, ".CNT")[0]).expect("cnt"));
     assert!(c.problems.is_empty(), "{:?}", c.problems);
     let host = c.cpus[&0].1[&1] as f64;
