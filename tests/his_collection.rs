@@ -125,7 +125,19 @@ fn collection_files_match_the_workload() {
     let (speed, v) = &c.cpus[&0];
     assert_eq!(*speed, 4404);
     let instr = v[&1] as f64;
-    assert!((instr - 1.2e9).abs() / 1.2e9 < 0.01, "instructions {instr}");
+    // demo_workload.s from the restart to its disabled wait: 6 instructions before the
+    // rounds, 1,200 rounds of 1,000,009 (300,000 + 500,000 + 200,000 BRCTGs; LLILF, BRASL,
+    // BR, LPSWE, LLILF, JG, LLILF, SVC, BRCTG) and the LPSWE of DONE. Hercules counts 12 at
+    // a time (docs/fidelity.md) and a block cut short by a branch to another page or a new
+    // PSW is off by at most 12: five such per round (BRASL, BR, LPSWE, JG, SVC).
+    // Seen: +4,806 on 3.13, -2,457 and -2,402 on Hyperion.
+    let exact = 6.0 + 1200.0 * 1_000_009.0 + 1.0;
+    let tolerance = 1200.0 * 5.0 * 12.0 + 24.0;
+    eprintln!("his cnt: {instr} instructions, {exact} executed");
+    assert!(
+        (instr - exact).abs() <= tolerance,
+        "instructions {instr}, {exact} executed (tolerance {tolerance})"
+    );
     assert_eq!(c.lost_samples, 0);
     let prb = v[&33] as f64 / instr;
     assert!((prb - 0.7).abs() < 0.02, "problem-state share {prb}");
