@@ -1,5 +1,5 @@
 //! Counter values are real measurements (SA23-2260, Basic and Problem-State Counter Sets):
-//! instruction counts of a 100-million-instruction loop within 1% of the exact number, cycles
+//! instruction counts of a 100-million-instruction loop within 24 of the exact number, cycles
 //! within 5% of the CPU thread's host CPU time times the CPU speed (and never more than the
 //! elapsed time), no cycles in an enabled wait, and the problem-state share of a
 //! guest that switches states ~300 times a second within 2 percentage points.
@@ -11,6 +11,20 @@ use std::sync::Mutex;
 static SERIAL: Mutex<()> = Mutex::new(());
 
 const SPEED: f64 = 4404.0; // cycles per microsecond of the 2097 model
+
+/// Instructions between the two reads of the instruction count in `count_loop.s`, counted
+/// from the guest source: after the first ECCTR (of counter 1) come ECCTR (counter 0),
+/// LLILF, 100,000,000 BRCTGs, ECCTR (counter 0) and the second ECCTR (counter 1). Whether a
+/// read counts its own ECCTR or not, both reads do the same, so the difference is these
+/// 100,000,004 instructions.
+const COUNT_LOOP_EXACT: i64 = 100_000_004;
+
+/// docs/fidelity.md: the instruction count is "within a few instructions (Hercules counts
+/// 12 at a time)": Hercules 3.13 adds 12 to its count in the middle of each block of 12
+/// instructions, so a read is off by at most 12, and a difference of two reads by at most
+/// 24. (Hyperion adds up to 256 at a time, but the plugin makes the count current at the
+/// counter instructions: within one instruction.)
+const COUNT_TOLERANCE: i64 = 24;
 
 fn tod_us(t: u64) -> f64 {
     (t >> 12) as f64
@@ -29,14 +43,11 @@ fn basic_instruction_and_cycle_counts() {
     let out = run("count_loop", &cfg);
     assert_eq!(out.wait_code(), Some(0), "{}", out.log);
     assert_eq!((out.u32(0x3030) >> 28) & 3, 0, "LCCTL cc 0");
-    let instr = out.u64(0x3008).wrapping_sub(out.u64(0x3000)) as f64;
-    // 100,000,000 BRCTGs plus LLILF and the ECCTRs between the two reads.
-    let exact = 100_000_000.0 + 3.0;
-    let err = (instr - exact).abs() / exact;
+    let instr = out.u64(0x3008).wrapping_sub(out.u64(0x3000)) as i64;
+    eprintln!("count_loop: {instr} instructions between the two reads");
     assert!(
-        err < 0.01,
-        "instructions {instr} vs {exact}: {:.3}%",
-        err * 100.0
+        (instr - COUNT_LOOP_EXACT).abs() <= COUNT_TOLERANCE,
+        "instructions {instr} vs {COUNT_LOOP_EXACT} (tolerance {COUNT_TOLERANCE})"
     );
 
     // Cycles are the CPU thread's host CPU time times the speed (README, fidelity): the
@@ -77,6 +88,7 @@ fn no_cycles_in_an_enabled_wait() {
             (cycles, wall_us)
         })
         .collect();
+    eprintln!("wait_cycles: (cycles, us) of the three waits: {waits:?}");
     let (cycles, wall_us) = waits
         .iter()
         .copied()
@@ -88,6 +100,16 @@ fn no_cycles_in_an_enabled_wait() {
         cycles < wall_us * SPEED * 0.001,
         "{cycles} cycles counted over a {wall_us} us wait (all three: {waits:?})"
     );
+    // Every wait, the one with a hiccup too: docs/fidelity.md puts leaving a wait at 20-40 us
+    // of the CPU thread's time and the hiccup seen at 160 us; a preempted thread is not
+    // charged for the time it does not run. 0.2% of the 0.3 s wait (600 us) is more than
+    // both together, and well under what counting the wait would give (0.3 s).
+    for (i, &(c, w)) in waits.iter().enumerate() {
+        assert!(
+            c < w * SPEED * 0.002,
+            "wait {i}: {c} cycles counted over a {w} us wait (all three: {waits:?})"
+        );
+    }
 }
 
 #[test]

@@ -29,10 +29,15 @@ fn per_cpu_counters_and_resets() {
     let out = run("counter_mp", &cfg);
     assert_eq!(out.wait_code(), Some(0), "{}", out.log);
     for cpu in 0..4u64 {
-        let n = out.u64(0x3000 + 8 * cpu) as f64;
-        let exact = (cpu + 1) as f64 * 1e6;
+        let n = out.u64(0x3000 + 8 * cpu) as i64;
+        // counter_mp.s: between its two ECCTRs each CPU executes (CPU address + 1) million
+        // BRCTGs and one of the two ECCTRs (both reads count their own ECCTR alike).
+        let exact = (cpu as i64 + 1) * 1_000_000 + 1;
+        eprintln!("counter_mp: CPU {cpu} counted {n} of {exact}");
+        // docs/fidelity.md: "within a few instructions (Hercules counts 12 at a time)": each
+        // read within 12, their difference within 24.
         assert!(
-            (n - exact).abs() / exact < 0.01,
+            (n - exact).abs() <= 24,
             "CPU {cpu} counted {n} instructions of its own {exact}"
         );
     }

@@ -125,7 +125,19 @@ fn collection_files_match_the_workload() {
     let (speed, v) = &c.cpus[&0];
     assert_eq!(*speed, 4404);
     let instr = v[&1] as f64;
-    assert!((instr - 1.2e9).abs() / 1.2e9 < 0.01, "instructions {instr}");
+    // demo_workload.s from the restart to its disabled wait: 6 instructions before the
+    // rounds, 1,200 rounds of 1,000,009 (300,000 + 500,000 + 200,000 BRCTGs; LLILF, BRASL,
+    // BR, LPSWE, LLILF, JG, LLILF, SVC, BRCTG) and the LPSWE of DONE. Hercules counts 12 at
+    // a time (docs/fidelity.md) and a block cut short by a branch to another page or a new
+    // PSW is off by at most 12: five such per round (BRASL, BR, LPSWE, JG, SVC).
+    // Seen: +4,806 on 3.13, -2,457 and -2,402 on Hyperion.
+    let exact = 6.0 + 1200.0 * 1_000_009.0 + 1.0;
+    let tolerance = 1200.0 * 5.0 * 12.0 + 24.0;
+    eprintln!("his cnt: {instr} instructions, {exact} executed");
+    assert!(
+        (instr - exact).abs() <= tolerance,
+        "instructions {instr}, {exact} executed (tolerance {tolerance})"
+    );
     assert_eq!(c.lost_samples, 0);
     let prb = v[&33] as f64 / instr;
     assert!((prb - 0.7).abs() < 0.02, "problem-state share {prb}");
@@ -456,12 +468,17 @@ fn host_counting_coexists_with_guest_counters() {
     let out = run("count_loop", &cfg);
     assert_eq!(out.wait_code(), Some(0), "{}", out.log);
     assert_eq!((out.u32(0x3030) >> 28) & 3, 0, "LCCTL cc 0");
-    let guest = out.u64(0x3008).wrapping_sub(out.u64(0x3000)) as f64;
-    let exact = 100_000_003.0;
+    let guest = out.u64(0x3008).wrapping_sub(out.u64(0x3000)) as i64;
+    // count_loop.s between its two reads: ECCTR, LLILF, 100,000,000 BRCTGs, ECCTR and one of
+    // the two reading ECCTRs; docs/fidelity.md: "within a few instructions (Hercules counts
+    // 12 at a time)": each read within 12, their difference within 24.
+    let exact = 100_000_004;
+    eprintln!("his coexist: the guest counted {guest} of {exact}");
     assert!(
-        (guest - exact).abs() / exact < 0.01,
-        "the guest counted {guest} instructions"
+        (guest - exact).abs() <= 24,
+        "the guest counted {guest} instructions, exactly {exact}"
     );
+    let guest = guest as f64;
     let c = cnt::parse(&std::fs::read_to_string(&files(&out_dir, ".CNT")[0]).expect("cnt"));
     assert!(c.problems.is_empty(), "{:?}", c.problems);
     let host = c.cpus[&0].1[&1] as f64;

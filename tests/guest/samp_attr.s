@@ -8,7 +8,7 @@
 #   0x3000 entries in hot   0x3008 entries in cold   0x3010 other entries
 #   0x3018 overflow counts   0x3020 cycles in hot   0x3028 cycles in cold
 #   0x3030 cycles while sampling   0x3038 interval   0x3040 sum of the entries' U
-#   0x3048 instructions while sampling
+#   0x3048 instructions while sampling   0x3050 rounds of the two loops
         .include "lowcore.inc"
         .set  NSDB, 128
 start:  lghi  %r13,0x3000
@@ -35,6 +35,7 @@ start:  lghi  %r13,0x3000
         agfi  %r2,0x1000
         stg   %r2,0x158(%r13)
         lghi  %r4,0
+        lghi  %r8,0                          # rounds (r8 is free until the scan)
         lghi  %r0,1
         ecctr %r1,%r0
         stg   %r1,0x48(%r13)
@@ -59,6 +60,7 @@ coldend: ecctr %r3,%r4
         sgr   %r0,%r11
         alg   %r0,0x28(%r13)
         stg   %r0,0x28(%r13)
+        aghi  %r8,1
         sgr   %r3,%r9
         clgfi %r3,1761600000
         jl    2b
@@ -71,6 +73,7 @@ coldend: ecctr %r3,%r4
         ecctr %r1,%r0
         sg    %r1,0x48(%r13)
         stg   %r1,0x48(%r13)
+        stg   %r8,0x50(%r13)
         lsctl zero-data(%r12)
         larl  %r7,hot
         larl  %r8,hotend
