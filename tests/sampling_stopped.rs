@@ -50,10 +50,12 @@ fn no_samples_while_the_cpu_is_stopped_and_start_resumes_sampling() {
     // before the stop to the first after it is one interval (500 us) plus what the CPU
     // thread spent stopping and starting, far from the second the CPU stood stopped; and
     // no interval was missed for it. That thread time is emulation time like any other; the
-    // first stop of a run also faults in Hercules' code for it (CI once saw 1.009 ms in all).
+    // first stop of a run also faults in Hercules' code for it (CI once saw 1.009 ms in all
+    // on 3.13; SDL Hyperion's CPU thread, real-time there, took 8.5 and 9.0 ms in two runs).
+    // 20 ms, 2% of the stop, still tells a stop that was not sampling time from one that was.
     let interval_ns = interval * 1000 / 4404;
     assert!(
-        gap_cpu_ns < interval_ns + 5_000_000,
+        gap_cpu_ns < interval_ns + 20_000_000,
         "{gap_cpu_ns} ns of CPU time across the stop"
     );
     // `start` resumed sampling: samples after the stop, as many as the CPU time allows.
