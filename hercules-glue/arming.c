@@ -174,6 +174,25 @@ static void ARCH_DEP(hcpumf_kick)(REGS *regs)
     }
 }
 
+/* What a peek (a sample or a wait sample taken from outside the CPU) reads of a CPU's PSW
+ * snapshot `psw` and its registers `regs` (`r`: the same, volatile). Expanded in each
+ * architecture's pass. */
+#ifndef HCPUMF_PEEK_STATE
+#define HCPUMF_PEEK_STATE(p, psw, regs, r)                                                  \
+    do {                                                                                    \
+        (p)->arch = HCPUMF_ARCH;                                                            \
+        (p)->problem = PROBSTATE(psw) ? 1 : 0;                                              \
+        (p)->dat = REAL_MODE(psw) ? 0 : 1;                                                  \
+        (p)->asc = ((psw)->asc >> 6) & 3;                                                   \
+        (p)->cr0 = HCPUMF_CR(regs, 0);                                                      \
+        (p)->cr1 = HCPUMF_CR(regs, 1);                                                      \
+        (p)->cr4 = HCPUMF_CR(regs, 4);                                                      \
+        (p)->prefix = (regs)->PX;                                                           \
+        (p)->instcount = (r)->instcount;                                                    \
+        (p)->prevcount = (r)->prevcount;                                                    \
+    } while (0)
+#endif
+
 /* Read a running CPU's state from the sampler thread, for a basic-sampling data entry taken
  * without stopping the CPU. The CPU thread keeps its instruction address in the
  * instruction-fetch accelerator (ip within the page aip, at virtual AIV, while aie is set;
@@ -218,16 +237,7 @@ static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, int accounting, hcpumf_peek *p
         if (WAITSTATE(psw))
             return 0;
         p->ia = (aiv1 + (U64)(ip - aip1)) & ADDRESS_MAXWRAP(&snap);
-        p->arch = HCPUMF_ARCH;
-        p->problem = PROBSTATE(psw) ? 1 : 0;
-        p->dat = REAL_MODE(psw) ? 0 : 1;
-        p->asc = (psw->asc >> 6) & 3;
-        p->cr0 = HCPUMF_CR(regs, 0);
-        p->cr1 = HCPUMF_CR(regs, 1);
-        p->cr4 = HCPUMF_CR(regs, 4);
-        p->prefix = regs->PX;
-        p->instcount = r->instcount;
-        p->prevcount = r->prevcount;
+        HCPUMF_PEEK_STATE(p, psw, regs, r);
         p->timer_due = accounting && ARCH_DEP(hcpumf_timer_due)(regs);
         return r->cpustate == CPUSTATE_STARTED;
     }
@@ -264,16 +274,7 @@ static int ARCH_DEP(hcpumf_peek_wait_regs)(REGS *regs, hcpumf_wait_peek *p)
     psw->states = r->psw.states;
     psw->asc = r->psw.asc;
     psw->amask.D = r->psw.amask.D;
-    p->arch = HCPUMF_ARCH;
-    p->problem = PROBSTATE(psw) ? 1 : 0;
-    p->dat = REAL_MODE(psw) ? 0 : 1;
-    p->asc = (psw->asc >> 6) & 3;
-    p->cr0 = HCPUMF_CR(regs, 0);
-    p->cr1 = HCPUMF_CR(regs, 1);
-    p->cr4 = HCPUMF_CR(regs, 4);
-    p->prefix = regs->PX;
-    p->instcount = r->instcount;
-    p->prevcount = r->prevcount;
+    HCPUMF_PEEK_STATE(p, psw, regs, r);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     tod2 = r->waittod;
     __atomic_thread_fence(__ATOMIC_ACQUIRE);

@@ -232,11 +232,7 @@ impl SampleClock {
             return false;
         }
         if next == 0 {
-            self.next_ns
-                .store(now_ns.saturating_add(i).max(1), Ordering::Relaxed);
-            self.base_ns.store(now_ns.max(1), Ordering::Relaxed);
-            self.base_instructions
-                .store(instructions, Ordering::Relaxed);
+            self.start_here(i, now_ns, instructions);
             return false;
         }
         let owed = self.wait_owed.load(Ordering::Relaxed);
@@ -268,6 +264,15 @@ impl SampleClock {
         bump(&self.waits, 1);
         true
     }
+    /// A clock started from another thread (interval `i`) starts at the CPU time `now_ns` of
+    /// its first poll, with the CPU's instruction count `instructions` as its base.
+    fn start_here(&self, i: u64, now_ns: u64, instructions: u64) {
+        self.next_ns
+            .store(now_ns.saturating_add(i).max(1), Ordering::Relaxed);
+        self.base_ns.store(now_ns.max(1), Ordering::Relaxed);
+        self.base_instructions
+            .store(instructions, Ordering::Relaxed);
+    }
     /// Is the clock running?
     pub fn running(&self) -> bool {
         self.interval_ns.load(Ordering::Relaxed) != 0
@@ -281,11 +286,7 @@ impl SampleClock {
             return None;
         }
         if next == 0 {
-            self.next_ns
-                .store(now_ns.saturating_add(i).max(1), Ordering::Relaxed);
-            self.base_ns.store(now_ns.max(1), Ordering::Relaxed);
-            self.base_instructions
-                .store(instructions, Ordering::Relaxed);
+            self.start_here(i, now_ns, instructions);
             return None;
         }
         if self.wait_owed.load(Ordering::Relaxed) != 0 {
