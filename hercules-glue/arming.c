@@ -29,7 +29,8 @@
  * the entries of the arming it took; the sampler arms nothing meanwhile, see hcpumf_tick);
  * one cache line per CPU, so that arming one CPU does not take the line from under the
  * others' ticks. `nfew` entries `few` were armed (a prediction of the opcodes the CPU
- * executes next), or every entry when nfew is 0. */
+ * executes next), every entry when nfew is 0, or HCPUMF_WATCH (the CPU armed itself for
+ * the instructions that can enable a pending alert). */
 static struct {
     volatile int s;
     volatile int nfew;
@@ -94,7 +95,12 @@ void ARCH_DEP(hcpumf_tick_common)(BYTE inst[], REGS *regs)
     /* Only accounting points need it (hw_clock takes Hercules' TOD lock). */
     v.timer_due = hcpumf_watching(regs->cpuad) && ARCH_DEP(hcpumf_timer_due)(regs);
     /* The target of an EXECUTE is never interrupted half-way: the alert stays pending. */
-    if (!regs->execflag && hcpumf_tick(&v, &param)) {
+    if (regs->execflag) {
+        hcpumf_tick(&v, &param);
+        return;
+    }
+    switch (hcpumf_tick(&v, &param)) {
+    case 1: {
         int rc;
         OBTAIN_INTLOCK(regs);
         rc = ARCH_DEP(hcpumf_present)(regs, param);
@@ -103,11 +109,17 @@ void ARCH_DEP(hcpumf_tick_common)(BYTE inst[], REGS *regs)
             ARCH_DEP(program_interrupt)(regs, rc);
         longjmp(regs->progjmp, SIE_NO_INTERCEPT);
     }
-    if (regs->execflag)
-        hcpumf_tick(&v, &param);
+    case 2:
+        /* Pending, but the CPU is not enabled for it: be back right after the instruction
+         * that enables it, which is when the alert is presented. */
+        ARCH_DEP(hcpumf_arm_watch)(regs);
+        break;
+    }
 }
 
 #if !defined(HCPUMF_HYPERION)
+static void ARCH_DEP(hcpumf_trap_entry)(REGS *regs, int op);
+
 /* Runs on the CPU's own thread in place of the next instruction after the sampler armed the
  * CPU's opcode table: restore the table, run the tick, then execute the instruction (or
  * take the interruption before it). */
@@ -118,6 +130,19 @@ static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
     int k, nfew;
     BYTE few[HCPUMF_FEW];
 
+    /* Watching for the instruction that enables a pending alert (hcpumf_arm_watch): others
+     * run on with their entry left trapping; the enabling one arms every entry, so that the
+     * tick runs at the instruction boundary right after it. */
+    if (hcpumf_armstate(cpu) == 2 && hcpumf_armstate_[cpu].nfew == HCPUMF_WATCH) {
+        if (hcpumf_may_enable(inst) && __sync_bool_compare_and_swap(&hcpumf_armstate(cpu), 2, 3)) {
+            hcpumf_armstate_[cpu].nfew = 0;
+            for (k = 0; k < 256; k++)
+                ARCH_DEP(hcpumf_trap_entry)(regs, k);
+            __atomic_store_n(&hcpumf_armstate(cpu), 2, __ATOMIC_RELEASE);
+        }
+        orig(inst, regs);
+        return;
+    }
     /* Restore only this opcode's entry: the others are put back as the CPU meets them, so
      * a tick touches the table lines the guest uses rather than all 2 KB of them. */
     regs->ARCH_DEP(opcode_table)[inst[0]] = orig;
@@ -361,6 +386,22 @@ static void ARCH_DEP(hcpumf_arm)(REGS *regs, hcpumf_arm_mode mode)
         ARCH_DEP(hcpumf_trap_entry)(regs, i);
 }
 
+/* Arm the CPU, from its own tick, for the instructions that can enable it for a pending
+ * measurement alert (HCPUMF_ENABLING_OPS). Unless the sampler is arming it: then the
+ * sampler's tick, or the next look at a masked alert (ALERT_POLL_NS), comes instead. */
+void ARCH_DEP(hcpumf_arm_watch)(REGS *regs)
+{
+    static const BYTE ops[HCPUMF_N_ENABLING_OPS] = HCPUMF_ENABLING_OPS;
+    int cpu = regs->cpuad, k;
+    if (hcpumf_armed_table[cpu] != regs->ARCH_DEP(opcode_table)
+        || !__sync_bool_compare_and_swap(&hcpumf_armstate(cpu), 0, 1))
+        return;
+    for (k = 0; k < HCPUMF_N_ENABLING_OPS; k++)
+        ARCH_DEP(hcpumf_trap_entry)(regs, ops[k]);
+    hcpumf_armstate_[cpu].nfew = HCPUMF_WATCH;
+    __atomic_store_n(&hcpumf_armstate(cpu), 2, __ATOMIC_RELEASE);
+}
+
 /* Put back every entry that still traps (module unload). */
 static void ARCH_DEP(hcpumf_unarm)(REGS *regs)
 {
@@ -412,6 +453,7 @@ int hcpumf_h_arm(uint16_t cpu, hcpumf_arm_mode mode)
      * the CPU's thread ran on for milliseconds with every entry trapped, so something put
      * entries back without a tick; trapping is idempotent). */
     if (hcpumf_armstate(cpu) == 2 && mode != HCPUMF_ARM_AGAIN
+        && hcpumf_armstate_[cpu].nfew != HCPUMF_WATCH
         && (mode == HCPUMF_ARM_PREDICTED || hcpumf_armstate_[cpu].nfew == 0)) {
         release_lock(&sysblk.cpulock[cpu]);
         return 0;

@@ -66,7 +66,8 @@ static pthread_mutex_t hcpumf_tables_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* 0 idle, 1 arming, 2 armed, 3 taken (a tick is putting back the entries of the arming it
  * took; the sampler arms nothing meanwhile); one cache line per CPU. `nfew` entries `few`
- * were armed in the copy of architecture `arch`, or every entry when nfew is 0. */
+ * were armed in the copy of architecture `arch`, every entry when nfew is 0, or HCPUMF_WATCH
+ * (the CPU armed itself for the instructions that can enable a pending alert). */
 static struct {
     volatile int s;
     volatile int nfew;
@@ -76,6 +77,7 @@ static struct {
 } hcpumf_arm_[HCPUMF_MAX_ENGINES] __attribute__((aligned(64)));
 
 static int hcpumf_alloc_tables(int cpu);
+static hcpumf_func *hcpumf_current_copy(int cpu, REGS *regs);
 
 /* The REGS field of architecture index `a` (the tables a CPU dispatches through). */
 static const INSTR_FUNC **hcpumf_regs_table(REGS *regs, int a)
@@ -140,6 +142,19 @@ static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
         orig(inst, regs);
         return;
     }
+    /* Watching for the instruction that enables a pending alert (hcpumf_arm_watch): others
+     * run on with their entry left trapping; the enabling one arms every entry, so that the
+     * tick runs at the instruction boundary right after it. */
+    if (hcpumf_arm_[cpu].s == 2 && hcpumf_arm_[cpu].nfew == HCPUMF_WATCH) {
+        if (hcpumf_may_enable(inst) && __sync_bool_compare_and_swap(&hcpumf_arm_[cpu].s, 2, 3)) {
+            hcpumf_arm_[cpu].nfew = 0;
+            for (k = 0; k < HCPUMF_NTAB; k++)
+                tab[k] = hcpumf_tick_fn[ARCH_IDX];
+            __atomic_store_n(&hcpumf_arm_[cpu].s, 2, __ATOMIC_RELEASE);
+        }
+        orig(inst, regs);
+        return;
+    }
     /* Restore this entry first; the sampler may be writing the copy right now (under the
      * CPU lock, well under a microsecond): wait for it. */
     tab[op] = orig;
@@ -165,6 +180,25 @@ static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
     __atomic_store_n(&hcpumf_arm_[cpu].s, 0, __ATOMIC_RELEASE);
     ARCH_DEP(hcpumf_tick_common)(inst, regs);
     orig(inst, regs);
+}
+
+/* Arm the CPU, from its own tick, for the instructions that can enable it for a pending
+ * measurement alert (HCPUMF_ENABLING_OPS, every second byte). Unless the sampler is arming
+ * it: then the sampler's tick, or the next look at a masked alert (ALERT_POLL_NS), comes
+ * instead. */
+void ARCH_DEP(hcpumf_arm_watch)(REGS *regs)
+{
+    static const BYTE ops[HCPUMF_N_ENABLING_OPS] = HCPUMF_ENABLING_OPS;
+    int cpu = regs->cpuad, k, i;
+    hcpumf_func *tab = cpu < HCPUMF_MAX_ENGINES ? hcpumf_current_copy(cpu, regs) : NULL;
+    if (!tab || !__sync_bool_compare_and_swap(&hcpumf_arm_[cpu].s, 0, 1))
+        return;
+    hcpumf_arm_[cpu].arch = regs->arch_mode;
+    for (k = 0; k < HCPUMF_N_ENABLING_OPS; k++)
+        for (i = 0; i < 256; i++)
+            tab[ops[k] << 8 | i] = hcpumf_tick_fn[ARCH_IDX];
+    hcpumf_arm_[cpu].nfew = HCPUMF_WATCH;
+    __atomic_store_n(&hcpumf_arm_[cpu].s, 2, __ATOMIC_RELEASE);
 }
 
 #if !defined(_GEN_ARCH)
@@ -333,6 +367,7 @@ int hcpumf_h_arm(uint16_t cpu, hcpumf_arm_mode mode)
     /* Still armed from before: nothing to do, unless every entry is wanted now, or wanted
      * again (AGAIN: the CPU's thread ran on for milliseconds with every entry trapped). */
     if (hcpumf_arm_[cpu].s == 2 && mode != HCPUMF_ARM_AGAIN
+        && hcpumf_arm_[cpu].nfew != HCPUMF_WATCH
         && (mode == HCPUMF_ARM_PREDICTED || hcpumf_arm_[cpu].nfew == 0)) {
         release_lock(&sysblk.cpulock[cpu]);
         return 0;

@@ -92,6 +92,27 @@ hcpumf_func hcpumf_table_entry(int arch, int index);
 void hcpumf_patch_all(int install);
 #endif
 
+/* A CPU's arming while it watches for the instruction that enables a pending measurement
+ * alert (the `nfew` of its arming state; 0 and above are predicted or every entry). */
+#define HCPUMF_WATCH (-1)
+/* The first opcode bytes of the instructions that can enable a CPU for a pending
+ * measurement alert: SSM, LPSW, STOSM and LCTL, and those sharing a first byte with
+ * LPSWE/RP (B2), LCTLG/LPSWEY (EB) and PR (01); SVC loads a new PSW that may enable too. */
+#define HCPUMF_ENABLING_OPS {0x01, 0x0A, 0x80, 0x82, 0xAD, 0xB2, 0xB7, 0xEB}
+#define HCPUMF_N_ENABLING_OPS 8
+/* Can the instruction `inst` (one whose first byte is in HCPUMF_ENABLING_OPS) turn on the
+ * PSW external mask or CR0's measurement-alert subclass mask (SA23-2260, Measurement Alert:
+ * the alert is presented once both are on)? */
+static inline int hcpumf_may_enable(const BYTE inst[])
+{
+    switch (inst[0]) {
+    case 0x01: return inst[1] == 0x01;                    /* PR */
+    case 0xB2: return inst[1] == 0xB2 || inst[1] == 0x77; /* LPSWE, RP */
+    case 0xEB: return inst[5] == 0x2F || inst[5] == 0x71; /* LCTLG, LPSWEY */
+    default: return 1;
+    }
+}
+
 #endif /* HCPUMF_INTERNAL_H */
 
 /* ---------------------------------------------------- per architecture pass ---------- */
@@ -145,6 +166,7 @@ DEF_INST(hcpumf_kmac);
 
 /* arming.c */
 void ARCH_DEP(hcpumf_tick_common)(BYTE inst[], REGS *regs);
+void ARCH_DEP(hcpumf_arm_watch)(REGS *regs);
 #if !defined(HCPUMF_HYPERION)
 void ARCH_DEP(hcpumf_patch)(REGS *regs, int install);
 #endif

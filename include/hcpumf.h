@@ -35,7 +35,9 @@ void hcpumf_execute(uint32_t opcode,
 
 /**
  * The CPU's tick (see `host::tick`). Returns 1 with `*param` set when the glue must
- * present the measurement alert now.
+ * present the measurement alert now; 2 when an alert is pending but the CPU is not enabled
+ * for it, so that the glue watches for the instruction that enables it (SA23-2260,
+ * Measurement Alert: presented once the PSW external mask and CR0 bit 58 are on).
  *
  * # Safety
  * `v` and `param` must be valid.

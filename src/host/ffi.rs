@@ -148,7 +148,9 @@ pub unsafe extern "C" fn hcpumf_execute(
 }
 
 /// The CPU's tick (see `host::tick`). Returns 1 with `*param` set when the glue must
-/// present the measurement alert now.
+/// present the measurement alert now; 2 when an alert is pending but the CPU is not enabled
+/// for it, so that the glue watches for the instruction that enables it (SA23-2260,
+/// Measurement Alert: presented once the PSW external mask and CR0 bit 58 are on).
 ///
 /// # Safety
 /// `v` and `param` must be valid.
@@ -173,6 +175,7 @@ pub unsafe extern "C" fn hcpumf_tick(v: *const hcpumf_view, param: *mut u32) -> 
                 *param = p;
                 1
             }
+            None if state::cpu(v.cpu).is_some_and(|st| !st.alerts.pending().is_empty()) => 2,
             None => 0,
         }
     })
