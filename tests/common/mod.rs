@@ -259,6 +259,7 @@ impl Outcome {
     /// Program-interruption codes logged by lowcore.inc's handler, in order.
     pub fn program_checks(&self) -> Vec<u16> {
         let n = self.u64(0x37f8);
+        // The first 32 of the 120 lowcore.inc logs are displayed by default.
         (0..n.min(32))
             .map(|i| (self.u64(0x3800 + 8 * i) & 0xffff) as u16)
             .collect()
