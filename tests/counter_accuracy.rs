@@ -119,21 +119,45 @@ fn problem_state_share() {
     assert_eq!(out.wait_code(), Some(0), "{}", out.log);
     let total = out.u64(0x3008).wrapping_sub(out.u64(0x3000)) as f64;
     let prob = out.u64(0x3018).wrapping_sub(out.u64(0x3010)) as f64;
-    // Per round: supervisor LLILF + 300,000 BRCTG + LLILF + LPSWE + BRCTG(back);
-    // problem 700,000 BRCTG + SVC.
-    let truth = 300.0 * 700_001.0 / (300.0 * (700_001.0 + 300_004.0));
-    let share = prob / total;
+    // Per round: supervisor LLILF + 300,000 BRCTG + LLILF + LPSWE + BRCTG(back) = 300,004;
+    // problem 700,000 BRCTG + SVC = 700,001 (the SVC completes in the problem state).
+    let source_prob = 300.0 * 700_001.0;
+    let source_total = 300.0 * (700_001.0 + 300_004.0);
+    eprintln!(
+        "problem_state_share: problem {prob} of {total} (source: {source_prob} of {source_total} + ECCTRs)"
+    );
+    // Every switch is by SVC or LPSWE, which the plugin accounts exactly (docs/fidelity.md),
+    // so the problem-state count is the source's, less what Hercules itself leaves
+    // uncounted at an instruction that ends in an interruption or a PSW load: 3.13 counts
+    // its instructions in runs of 12 and drops the run such an instruction ends (up to 12
+    // per switch, 600 switches), Hyperion does not count the SVC (one per round). Plus 24
+    // for reading a count that moves 12 at a time, twice. Accounting only every ~100 us
+    // instead would miss by tens of thousands of instructions per switch.
+    let lost_max = 300.0 * 12.0;
     assert!(
-        (share - truth).abs() < 0.02,
-        "problem-state share {:.4} vs {:.4} (instructions {prob}/{total})",
-        share,
-        truth
+        prob <= source_prob + 24.0 && prob >= source_prob - lost_max - 24.0,
+        "problem-state instructions {prob}: the source executes {source_prob} \
+         (Hercules may leave up to {lost_max} uncounted)"
+    );
+    let sup = total - prob;
+    let source_sup = source_total - source_prob;
+    // The supervisor side also holds the ECCTRs, STGs and LGHI between the reads (9).
+    assert!(
+        sup <= source_sup + 9.0 + 24.0 && sup >= source_sup - lost_max - 24.0,
+        "supervisor-state instructions {sup}: the source executes {source_sup} + 9"
     );
     let cyc = out.u64(0x3028).wrapping_sub(out.u64(0x3020)) as f64;
     let pcyc = out.u64(0x3038).wrapping_sub(out.u64(0x3030)) as f64;
+    let truth = source_prob / source_total;
+    eprintln!(
+        "problem_state_share: cycle share {:.5} vs {truth:.5}",
+        pcyc / cyc
+    );
+    // Cycles are CPU time, attributed at the same exact points: the share of time is the
+    // share of (equally long) BRCTGs, seen within 0.001; 0.01 allows for a loaded host.
     assert!(
-        (pcyc / cyc - truth).abs() < 0.05,
-        "problem-state cycle share {:.4}",
+        (pcyc / cyc - truth).abs() < 0.01,
+        "problem-state cycle share {:.4} vs {truth:.4}",
         pcyc / cyc
     );
 }
