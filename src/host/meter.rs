@@ -48,6 +48,9 @@ pub struct Meter {
     problem_ns: AtomicU64,
     /// Instructions per 1000 ns of CPU time in the last interval of at least RATE_MIN_NS.
     rate_milli: AtomicU64,
+    /// Accounting points made so far (by anyone): a reading taken from outside the CPU is
+    /// stale when a point was made after it.
+    points: AtomicU64,
 }
 
 impl Meter {
@@ -139,6 +142,7 @@ impl Meter {
         problem: bool,
         next: Option<bool>,
     ) -> MeterReading {
+        self.points.fetch_add(1, Ordering::Relaxed);
         let last_inst = self.raw_inst.load(Ordering::Relaxed);
         let last_prev = self.raw_prev.load(Ordering::Relaxed);
         let last_total = last_inst.wrapping_add(last_prev);
@@ -236,6 +240,23 @@ impl Meter {
     ) -> (MeterReading, u64) {
         let ns = self.cpu_now(raw.waitsig, exact);
         (self.account_at(raw, ns, problem, next), ns)
+    }
+
+    /// Accounting points made so far.
+    pub fn points(&self) -> u64 {
+        self.points.load(Ordering::Relaxed)
+    }
+
+    /// Has Hercules counted an instruction since the last accounting point? A CPU read from
+    /// outside between the point of an SVC or LOAD PSW and the PSW that instruction loads
+    /// still shows the old state, and nothing counted since that point: such a reading
+    /// must not set the state the next interval starts in.
+    pub fn counted_since_last_point(&self, raw: RawCounts) -> bool {
+        raw.instcount.wrapping_add(raw.prevcount)
+            != self
+                .raw_inst
+                .load(Ordering::Relaxed)
+                .wrapping_add(self.raw_prev.load(Ordering::Relaxed))
     }
 
     /// The accounting period to use now: short while interruptions switch the state.
@@ -483,6 +504,21 @@ mod tests {
             prevcount,
             waitsig: 0,
         }
+    }
+
+    /// A reading from outside the CPU taken after the point of an SVC but before the SVC's
+    /// new PSW (nothing counted since, the old state) is recognized, as is a point made after
+    /// a reading (the reading is older than it).
+    #[test]
+    fn readings_older_than_an_exact_point_are_recognized() {
+        let m = Meter::default();
+        m.account(raw(1_000, 0), 1_000, true, false);
+        let before = m.points();
+        // The SVC's point: problem state up to here, supervisor from here.
+        m.account_at(raw(8_000, 0), 2_000, true, Some(false));
+        assert_ne!(m.points(), before, "a point made after the reading");
+        assert!(!m.counted_since_last_point(raw(8_000, 0)));
+        assert!(m.counted_since_last_point(raw(8_012, 0)));
     }
 
     /// Hercules' timer folds `instcount` into `prevcount` once a second; the CPU thread's

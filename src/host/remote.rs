@@ -106,6 +106,7 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> bool {
     let Some(peek) = h.peek else {
         return false;
     };
+    let points = st.meter.points();
     let mut p = hcpumf_peek::default();
     // SAFETY: the glue reads the CPU's registers under the CPU's lock and fills `p`, which
     // outlives the call.
@@ -132,6 +133,15 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> bool {
             prevcount: p.prevcount,
             waitsig: 0,
         };
+        // Not from a reading older than the last point (the CPU's own point at an SVC or
+        // LOAD PSW, made between the peek and taking the CPU), nor from one taken between
+        // such a point and the PSW its instruction loads: either would start the next
+        // interval in the state the CPU just left, and the exact split at SVC, LPSW and
+        // LPSWE would be lost (tests/counter_accuracy.rs: problem_state_share). The tick
+        // makes this point instead.
+        if st.meter.points() != points || !st.meter.counted_since_last_point(raw) {
+            return false;
+        }
         let now = st
             .meter
             .account(raw, cpu_ns, p.problem != 0, p.timer_due != 0);
