@@ -133,6 +133,31 @@ fn powered_off(log: &str) {
     );
 }
 
+/// The kernel log's CPU-MF lines (`DMESG:`), after checking that the guest read the log
+/// (`DMESG-COUNT: <lines> <bad>`: a missing or empty log is a failure, not a clean one) and
+/// that none of its CPU-MF lines reports lost or incorrect sample data.
+fn dmesg_checked(log: &str) -> String {
+    let dmesg = lines(log, "DMESG:").join("\n");
+    let count = lines(log, "DMESG-COUNT:");
+    let nums: Vec<u64> = count
+        .first()
+        .map(|l| {
+            l.split_whitespace()
+                .filter_map(|w| w.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        nums.len() == 2 && nums[0] > 0,
+        "the guest did not read its kernel log: {count:?}"
+    );
+    assert_eq!(nums[1], 0, "kernel log: {dmesg}");
+    for bad in ["incorrect", "lost"] {
+        assert!(!dmesg.contains(bad), "kernel log: {dmesg}");
+    }
+    dmesg
+}
+
 /// The share of the samples of CPU `cpu` (`000`...) in `perf report --sort cpu` lines
 /// (`<percent>%  <cpu>`), 0 if it has none.
 fn cpu_share(report: &[&str], cpu: &str) -> f64 {
@@ -268,10 +293,7 @@ fn linux_perf_and_lscpumf_use_the_facilities() {
     assert!(stats.contains("SAMPLE events"), "{stats}");
     assert!(!stats.to_ascii_uppercase().contains("LOST"), "{stats}");
     powered_off(&log);
-    let dmesg = lines(&log, "DMESG:").join("\n");
-    for bad in ["incorrect", "lost", "was lost"] {
-        assert!(!dmesg.contains(bad), "kernel log: {dmesg}");
-    }
+    dmesg_checked(&log);
 }
 
 #[test]
@@ -344,14 +366,12 @@ fn debian_13_linux_6_12_measures_four_cpus_through_cpu_hotplug() {
     assert!(lc.contains("IBM z14"), "{lc}");
     // chcpumf -m 64 raises the kernel's minimum number of sample-data blocks.
     assert_eq!(lines(disk, "CHCPUMF-RC:"), ["0"]);
-    let dmesg = lines(disk, "DMESG:").join("\n");
+    let dmesg = dmesg_checked(disk);
     assert!(dmesg.contains("limits have changed to: min 64"), "{dmesg}");
-    for bad in ["incorrect", "lost", "was lost"] {
-        assert!(!dmesg.contains(bad), "kernel log: {dmesg}");
-    }
     // perf stat -a -A while four workloads keep every CPU busy: each CPU counts its own
     // cycles (its thread's CPU time at 5,208 per microsecond, no more than the enabled time
     // allows) and instructions, at an emulator's CPI.
+    let mut ratios = Vec::new();
     for cpu in ["CPU0", "CPU1", "CPU2", "CPU3"] {
         let (cycles, enabled) = stat_a(disk, cpu, "CPU_CYCLES").expect(cpu);
         let (instr, _) = stat_a(disk, cpu, "INSTRUCTIONS").expect(cpu);
@@ -360,9 +380,20 @@ fn debian_13_linux_6_12_measures_four_cpus_through_cpu_hotplug() {
             (0.02..1.05).contains(&ratio),
             "{cpu}: {cycles} cycles in {enabled} ns"
         );
+        ratios.push(ratio);
         let cpi = cycles / instr;
         assert!((2.0..500.0).contains(&cpi), "{cpu}: CPI {cpi}");
     }
+    // The four CPU threads' CPU time together cannot exceed what the host's cores give in
+    // the enabled time: cycles that were not the threads' CPU time would show here (four
+    // threads counting wall time give 4.0 on a 2-core host).
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let sum: f64 = ratios.iter().sum();
+    eprintln!("linux_guest: the four CPUs' cycles over the enabled time: {ratios:.3?}, {sum:.3} of {cores} cores");
+    assert!(
+        sum <= cores * 1.05,
+        "the four CPUs counted {sum:.3} cores' worth of cycles on a {cores}-core host: {ratios:?}"
+    );
     // perf record -a: samples from every CPU, no lost records.
     let rcpu = lines(disk, "RCPU:");
     for c in ["000", "001", "002", "003"] {
