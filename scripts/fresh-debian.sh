@@ -49,6 +49,13 @@ for rel in "${releases[@]}"; do
   mnt -t tmpfs tmpfs "$ch/dev/shm"
   rm -rf "$ch/root/hcpumf" "$ch/root/.cache/hcpumf"
   git clone -q "file://$root" "$ch/root/hcpumf"
+  # The material beside the project (../shared/vendor: SDL Hyperion's source tarball), as
+  # the project has it; without it scripts/hyperion.sh fetches Hyperion with git.
+  rm -rf "$ch/root/shared"
+  if compgen -G "$root/../shared/vendor/sdl-hyperion-*.tar.xz" >/dev/null; then
+    mkdir -p "$ch/root/shared/vendor"
+    cp "$root"/../shared/vendor/sdl-hyperion-*.tar.xz "$ch/root/shared/vendor/"
+  fi
   for step in demo test; do
     echo "== $rel: scripts/$step.sh"
     start=$(date +%s)
