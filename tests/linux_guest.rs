@@ -76,7 +76,11 @@ fn boot_release(release: &str, cpus: u32, plugin: bool, env: &[(&str, &str)]) ->
     }
     let out = cmd.output().expect("run.sh");
     let log = String::from_utf8_lossy(&out.stdout).into_owned();
-    let keep = std::env::temp_dir().join(format!("hcpumf-linux-guest-{release}-{plugin}.log"));
+    // Per test process: two checkouts' runs on one machine keep their own.
+    let keep = std::env::temp_dir().join(format!(
+        "hcpumf-linux-guest-{release}-{plugin}-{}.log",
+        std::process::id()
+    ));
     std::fs::write(&keep, &log).ok();
     eprintln!("linux_guest: console output in {}", keep.display());
     let fatal = common::fatal_lines(&log);

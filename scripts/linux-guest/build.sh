@@ -18,6 +18,10 @@ case "$rel" in bookworm|trixie) ;; *) echo "usage: $0 [bookworm|trixie]" >&2; ex
 cache=${HCPUMF_CACHE:-$HOME/.cache/hcpumf/linux}
 [ "$rel" = bookworm ] || cache="$cache-$rel"
 mkdir -p "$cache/debs"
+# One build at a time per cache (two checkouts, or two tests, on one machine): the packages
+# and their unpacked tree are shared, the guest built from them is not ($HCPUMF_GUEST_OUT).
+exec 9>"$cache/.lock"
+flock 9
 # debs.py chooses the packages from the release's signed indexes and the mirror's pool as
 # they are today, and writes debs/versions and debs/notes; a cache without them is from the
 # apt-based version of this script and is chosen again. The unpacked tree (and that
@@ -44,7 +48,7 @@ if [ ! -f "$x/.complete" ]; then
   for d in "$cache"/debs/*.deb; do dpkg-deb -x "$d" "$x"; done
   touch "$x/.complete"
 fi
-out="$cache/guest"
+out=${HCPUMF_GUEST_OUT:-$cache/guest}
 rm -rf "$out"; mkdir -p "$out/root"/{bin,usr/bin,lib/s390x-linux-gnu,proc,sys,tmp,dev}
 r="$out/root"
 # Merged /usr (trixie) moved busybox to /usr/bin.

@@ -11,9 +11,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 numcpu=${1:-2}
 rel=${2:-bookworm}
-ins=$(bash "$here/build.sh" "$rel" | tail -n1)
 work=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+# This run's own guest (kernel, initrd, .ins), so that runs at once do not rewrite each
+# other's.
+ins=$(HCPUMF_GUEST_OUT="$work/guest" bash "$here/build.sh" "$rel" | tail -n1)
 if [ -n "${HOTPLUG:-}" ]; then
   # The trixie guest's number of CPU hotplug cycles, on its kernel command line. (Hercules
   # loads only files under the .ins file's own directory.)
