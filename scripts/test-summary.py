@@ -22,7 +22,7 @@ import os
 import re
 import sys
 
-ALWAYS_ALLOWED = {"hercules"}
+ALWAYS_ALLOWED = {"hercules", "no-rustup"}
 
 
 def allowed_categories():
