@@ -50,7 +50,8 @@ pub fn installed() -> bool {
 // of their own, so that CPUs do not take each other's lines). On 3.13 `rmmod` runs while
 // the CPUs run: a CPU that passed the operation check just before it could otherwise go on
 // computing its result while the unload takes the host away, and store what a plugin
-// without a host computes (a QSI block of zeros and ones was seen in a guest's operand).
+// without a host computes. (The QSI operand of zeros and ones once blamed on this was the
+// test guest's own program-check log running into its data: tests/guest/lowcore.inc.)
 const IN_FLIGHT_SLOTS: usize = 64;
 #[allow(clippy::declare_interior_mutable_const)] // only the array's initializer
 const NOBODY: Padded<AtomicU32> = Padded(AtomicU32::new(0));
