@@ -36,8 +36,10 @@ rust_ok() {
 }
 
 # regina-rexx: SDL Hyperion's own instruction tests (tests/runtest) check their output with
-# a REXX script; scripts/test.sh runs them with the plugin loaded.
-pkgs=(hercules binutils-s390x-linux-gnu libclang-dev clang zlib1g-dev libbz2-dev dpkg-dev build-essential cpio time curl ca-certificates xz-utils python3 regina-rexx)
+# a REXX script; scripts/test.sh runs them with the plugin loaded. gpgv and the archive
+# keyring: the Linux guests' package indexes are checked against their signatures
+# (scripts/linux-guest/debs.py); Debian 13's apt no longer brings gpgv (it uses sqv).
+pkgs=(hercules binutils-s390x-linux-gnu libclang-dev clang zlib1g-dev libbz2-dev dpkg-dev build-essential cpio time curl ca-certificates xz-utils python3 regina-rexx gpgv debian-archive-keyring)
 rust_pkgs=()
 if ! rust_ok; then
   case "$codename" in

@@ -17,7 +17,8 @@ earlier point-release build the pool still serves, found by asking for exact fil
 index that names it; what was substituted for what, and what could not be checked, goes to
 stderr (and into DEBS_DIR/notes). DEBS_DIR/versions lists what was taken: package,
 version, where from (a suite, or pool), how checked, and the suite whose index checked it.
-Standard library only: python3 is on every Debian; gpgv comes with apt.
+Standard library only: python3 is on every Debian; gpgv and the archive keyring are
+installed by scripts/setup.sh (Debian 12's apt brings gpgv, Debian 13's does not).
 """
 import email.utils
 import hashlib

@@ -324,11 +324,11 @@ mod tests {
         assert_eq!((f.cfvn, f.csvn), (Some(1), Some(1)));
         assert_eq!(f.counters, h.counters);
         // Files before the version line read as before, without versions.
-        let old: String = text
-            .lines()
-            .filter(|l| !l.starts_with("COUNTER VERSION"))
-            .map(|l| format!("{l}\n"))
-            .collect();
+        let mut old = String::new();
+        for l in text.lines().filter(|l| !l.starts_with("COUNTER VERSION")) {
+            old.push_str(l);
+            old.push('\n');
+        }
         let g = parse(&old);
         assert!(g.problems.is_empty(), "{:?}", g.problems);
         assert_eq!((g.cfvn, g.csvn, g.rows.len()), (None, None, 3));
