@@ -49,7 +49,7 @@ case $herc in
     herc_bin=${HCPUMF_HERCULES_BIN:-$HYPERION_HERCULES}
     herc_name="SDL Hyperion $("$herc_bin" --version 2>&1 | sed -n 's/.*Hercules version \([^ ]*\).*/\1/p' | head -n1)"
     herc_opts=(-n)                              # no panel (-d is deprecated); stdin is read:
-                                                # run_guest holds it open until Hercules ends
+                                                # run_guest holds it open until Hercules is done
     # Messages without time stamps; `sh` (the guest-done script's schedstat) enabled.
     herc_prelude=("LOGOPT NOTIMESTAMP" "SHCMDOPT ENABLE")
     herc_comm=impl_thread                       # Hyperion names its main thread so
@@ -154,13 +154,18 @@ run_guest() {
     echo "hao tgt $herc_wait"; echo "hao cmd script $d/check.rc"
     for ((cpu = ncpu - 1; cpu >= 0; cpu--)); do echo "cpu $cpu"; echo "restart"; done
   } > "$d/h.rc"
-  # Hyperion reads commands from its stdin and quits when it ends: a FIFO opened for reading
-  # and writing, which never ends (the check script's `quit` ends Hercules).
-  [ "$herc" != hyperion ] || [ -p "$d/stdin" ] || mkfifo "$d/stdin"
+  # Hyperion reads commands from its stdin and quits when it ends: a pipe that stays open
+  # (the check script's `quit` ends Hercules) until Hyperion says it has terminated
+  # (HHC01412I), or 65 s: on Debian 13 (glibc 2.41) its exit waits for the thread reading
+  # stdin, so a stdin that never ends keeps it alive until the timeout.
   for try in 1 2 3; do
     if [ "$herc" = hyperion ]; then
+      : > "$d/log"
+      { for ((w = 0; w < 325; w++)); do
+          grep -q HHC01412I "$d/log" 2>/dev/null && break; sleep 0.2
+        done; } |
       HERCULES_RC="$d/h.rc" timeout -k 5 60 "${herc_priv[@]}" "$@" "$herc_bin" "${herc_opts[@]}" \
-        -f "$d/h.cnf" > "$d/log" 2>&1 0<>"$d/stdin" || true
+        -f "$d/h.cnf" > "$d/log" 2>&1 || true
     else
       HERCULES_RC="$d/h.rc" timeout -k 5 60 "${herc_priv[@]}" "$@" "$herc_bin" "${herc_opts[@]}" \
         -f "$d/h.cnf" > "$d/log" 2>&1 || true

@@ -613,11 +613,18 @@ fn run_hercules(conf: &Path, rc: &Path, dir: &Path, cfg: &Config) -> Ran {
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
             Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
+        let text = String::from_utf8_lossy(&out[scanned.saturating_sub(64)..]);
+        scanned = out.len();
+        // Hyperion has shut down ("Hercules terminated"): end its stdin now. On Debian 13
+        // (glibc 2.41) its exit waits for the thread that is blocked reading stdin, so a
+        // stdin kept open until it ends never lets it end (seen: every Hyperion run hung
+        // until the timeout killed it).
+        if stdin.is_some() && text.contains("HHC01412I") {
+            drop(stdin.take());
+        }
         if stopped {
             continue;
         }
-        let text = String::from_utf8_lossy(&out[scanned.saturating_sub(64)..]);
-        scanned = out.len();
         if waited_since.is_none() && text.contains(d.cpu0_wait) {
             waited_since = Some(Instant::now());
             busiest = busiest_thread_ns(child.id());
