@@ -619,7 +619,10 @@ fn run_hercules(conf: &Path, rc: &Path, dir: &Path, cfg: &Config) -> Ran {
         // (glibc 2.41) its exit waits for the thread that is blocked reading stdin, so a
         // stdin kept open until it ends never lets it end (seen: every Hyperion run hung
         // until the timeout killed it).
-        if stdin.is_some() && text.contains("HHC01412I") {
+        // (Its last messages go to stderr once its logger thread has ended.)
+        if stdin.is_some()
+            && (text.contains("HHC01412I") || String::from_utf8_lossy(&err).contains("HHC01412I"))
+        {
             drop(stdin.take());
         }
         if stopped {
