@@ -118,7 +118,7 @@ void ARCH_DEP(hcpumf_tick_common)(BYTE inst[], REGS *regs)
 }
 
 #if !defined(HCPUMF_HYPERION)
-static void ARCH_DEP(hcpumf_trap_entry)(REGS *regs, int op);
+static void ARCH_DEP(hcpumf_arm)(REGS *regs, hcpumf_arm_mode mode);
 
 /* Runs on the CPU's own thread in place of the next instruction after the sampler armed the
  * CPU's opcode table: restore the table, run the tick, then execute the instruction (or
@@ -135,9 +135,7 @@ static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
      * tick runs at the instruction boundary right after it. */
     if (hcpumf_armstate(cpu) == 2 && hcpumf_armstate_[cpu].nfew == HCPUMF_WATCH) {
         if (hcpumf_may_enable(inst) && __sync_bool_compare_and_swap(&hcpumf_armstate(cpu), 2, 3)) {
-            hcpumf_armstate_[cpu].nfew = 0;
-            for (k = 0; k < 256; k++)
-                ARCH_DEP(hcpumf_trap_entry)(regs, k);
+            ARCH_DEP(hcpumf_arm)(regs, HCPUMF_ARM_EVERY);
             __atomic_store_n(&hcpumf_armstate(cpu), 2, __ATOMIC_RELEASE);
         }
         orig(inst, regs);

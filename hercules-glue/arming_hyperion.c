@@ -77,6 +77,15 @@ static struct {
 } hcpumf_arm_[HCPUMF_MAX_ENGINES] __attribute__((aligned(64)));
 
 static int hcpumf_alloc_tables(int cpu);
+
+/* Make every entry of CPU `cpu`'s copy `tab` (architecture index `a`) call the tick. */
+static void hcpumf_trap_every(int cpu, hcpumf_func *tab, int a)
+{
+    int i;
+    hcpumf_arm_[cpu].nfew = 0;
+    for (i = 0; i < HCPUMF_NTAB; i++)
+        tab[i] = hcpumf_tick_fn[a];
+}
 static hcpumf_func *hcpumf_current_copy(int cpu, REGS *regs);
 
 /* The REGS field of architecture index `a` (the tables a CPU dispatches through). */
@@ -147,9 +156,7 @@ static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
      * tick runs at the instruction boundary right after it. */
     if (hcpumf_arm_[cpu].s == 2 && hcpumf_arm_[cpu].nfew == HCPUMF_WATCH) {
         if (hcpumf_may_enable(inst) && __sync_bool_compare_and_swap(&hcpumf_arm_[cpu].s, 2, 3)) {
-            hcpumf_arm_[cpu].nfew = 0;
-            for (k = 0; k < HCPUMF_NTAB; k++)
-                tab[k] = hcpumf_tick_fn[ARCH_IDX];
+            hcpumf_trap_every(cpu, tab, ARCH_IDX);
             __atomic_store_n(&hcpumf_arm_[cpu].s, 2, __ATOMIC_RELEASE);
         }
         orig(inst, regs);
@@ -354,7 +361,7 @@ int hcpumf_h_arm(uint16_t cpu, hcpumf_arm_mode mode)
 {
     REGS *regs;
     hcpumf_func *tab = NULL, tick;
-    int rc = 1, i;
+    int rc = 1;
     if (cpu >= HCPUMF_MAX_ENGINES || hcpumf_tables_unloading)
         return 1;
     obtain_lock(&sysblk.cpulock[cpu]);
@@ -393,9 +400,7 @@ int hcpumf_h_arm(uint16_t cpu, hcpumf_arm_mode mode)
             tab[op0] = tick;
             tab[op1] = tick;
         } else {
-            hcpumf_arm_[cpu].nfew = 0;
-            for (i = 0; i < HCPUMF_NTAB; i++)
-                tab[i] = tick;
+            hcpumf_trap_every(cpu, tab, a);
         }
         __sync_synchronize();
         hcpumf_arm_[cpu].s = 2;
