@@ -171,7 +171,7 @@ fn a_shortfall_needs_stalls_of_the_sampler_to_explain_it() {
         format!(
             "HHCMF022I sampler thread: 63249 sleeps, woken up to {max_us} us late, a pass held \
              up to 173 us; late or held more than 0.1/0.2/0.5/1/2/5/10 ms: {late} times, \
-             {total_us} us in all; 9740 ms real-time, 0 ms ordinary, 0 holds; CPU 2 ms"
+             {total_us} us in all; 9740 ms real-time, 0 ms ordinary, 0 holds, 0 rescues by its guard; CPU 2 ms"
         )
     };
     let none = stalls_of(&line("0/0/0/0/0/0/0", 90, 0));

@@ -31,6 +31,7 @@ pub mod deadline;
 pub mod exclusive;
 pub mod ffi;
 pub mod glue;
+pub mod guard;
 pub mod hostload;
 pub mod instructions;
 pub mod meter;

@@ -36,6 +36,7 @@ pub struct SamplerPlacement {
     realtime: bool,
     /// Intervals the CPUs' sampling clocks missed, at the last look.
     missed_seen: u64,
+
     /// Real-time until then, after a late wake-up or missed intervals as an ordinary thread.
     realtime_until: Option<Instant>,
     /// How long the next hold lasts.
@@ -48,13 +49,29 @@ pub struct SamplerPlacement {
     since: Instant,
     /// The highest real-time priority of a CPU thread at the last look (0: none is).
     cpu_rt_priority: i32,
-    /// The highest real-time priority of the process's other threads at the last scan of
-    /// them (every RT_SCAN_REVIEWS looks), 0 when none is real-time.
+    /// The highest real-time priority of the process's CPU threads at the last scan of
+    /// the process's threads (every RT_SCAN_REVIEWS looks), 0 when none is real-time.
     others_rt_priority: i32,
     /// Looks since that scan.
     since_rt_scan: u32,
+    /// Scans made at consecutive looks while no CPU thread was found by name.
+    early_scans: u32,
     /// The real-time priority the sampler has (0: an ordinary thread).
     priority: i32,
+    /// The thread id of Hyperion's timer thread, found by name at the scan of the
+    /// process's threads (0: none).
+    timer_tid: u32,
+    /// The CPU threads found by name at the last scan (Hyperion's "Processor CPnn").
+    cpu_threads: usize,
+    /// Below the real-time CPU threads (see [`SamplerPlacement::review`]).
+    below: bool,
+    /// Above them again until then, after the guard found the sampler starved or missed
+    /// intervals while below.
+    above_until: Option<Instant>,
+    /// How long the next such hold lasts.
+    above_hold: Duration,
+    /// Intervals the CPUs' sampling clocks missed, at the last look, for that hold.
+    missed_seen_below: u64,
 }
 
 /// A wake-up of an ordinary-thread sampler this late says another process holds its core
@@ -67,6 +84,9 @@ const OTHERS_MAX_PERMILLE: u64 = 300;
 /// The process's threads are scanned for their real-time priorities every this many looks
 /// (about a second).
 const RT_SCAN_REVIEWS: u32 = 50;
+/// Until CPU threads are found by name, the scan is made at every look for this many looks
+/// (two seconds; Debian's 3.13 does not name its threads).
+const EARLY_SCANS: u32 = 100;
 /// The first real-time hold after a late wake-up or missed intervals, and the longest.
 const HOLD_FIRST: Duration = Duration::from_secs(10);
 const HOLD_MAX: Duration = Duration::from_secs(160);
@@ -95,6 +115,7 @@ impl SamplerPlacement {
             _ => Policy::Always,
         };
         let allowed = affinity().unwrap_or_default();
+        let (rt_priority, cpu_threads, timer_tid) = cpu_threads_rt_priority();
         let mut p = SamplerPlacement {
             current: allowed.clone(),
             allowed,
@@ -109,13 +130,21 @@ impl SamplerPlacement {
             cores_quiet: false,
             since: Instant::now(),
             cpu_rt_priority: 0,
-            // Above every real-time thread from the start: SDL Hyperion run with CAP_SYS_NICE
+            // Above the CPU threads from the start: SDL Hyperion run with CAP_SYS_NICE
             // puts its CPU threads in SCHED_RR at priority 3, and a sampler below them would
             // never run on a host whose cores they fill, so never arm a CPU, and so never
-            // learn their priority from a CPU it armed.
-            others_rt_priority: others_rt_priority(),
-            since_rt_scan: 0,
+            // learn their priority from a CPU it armed. Without CPU threads found by name
+            // (not started yet), above every real-time thread until they are.
+            others_rt_priority: rt_priority,
+            since_rt_scan: if cpu_threads > 0 { 0 } else { RT_SCAN_REVIEWS },
+            cpu_threads,
+            early_scans: 0,
             priority: 0,
+            timer_tid,
+            below: false,
+            above_until: None,
+            above_hold: HOLD_FIRST,
+            missed_seen_below: 0,
         };
         // Until the first window has shown a core free of other processes: real-time.
         p.set_realtime(policy != Policy::Never);
@@ -136,8 +165,11 @@ impl SamplerPlacement {
     fn set_realtime(&mut self, on: bool) {
         // SAFETY: sched_get_priority_max only reads its argument.
         let max = unsafe { libc::sched_get_priority_max(libc::SCHED_FIFO) }.max(1);
-        let want = if on {
-            (self.cpu_rt_priority.max(self.others_rt_priority) + 1).clamp(1, max)
+        let cpu = self.cpu_rt_priority.max(self.others_rt_priority);
+        let want = if on && self.below {
+            cpu - 1
+        } else if on {
+            (cpu + 1).clamp(1, max)
         } else {
             0
         };
@@ -192,8 +224,19 @@ impl SamplerPlacement {
         self.cpu_rt_priority = cpu_rt_priority;
         self.since_rt_scan += 1;
         if self.since_rt_scan >= RT_SCAN_REVIEWS {
-            self.since_rt_scan = 0;
-            self.others_rt_priority = others_rt_priority();
+            let (prio, cpu_threads, timer_tid) = cpu_threads_rt_priority();
+            self.others_rt_priority = prio;
+            self.timer_tid = timer_tid;
+            self.cpu_threads = cpu_threads;
+            let named = cpu_threads > 0;
+            // CPU threads not found by name yet (Hyperion may start them after the plugin):
+            // again at the next look, for the first EARLY_SCANS looks.
+            self.since_rt_scan = if named || self.early_scans >= EARLY_SCANS {
+                0
+            } else {
+                self.early_scans += 1;
+                RT_SCAN_REVIEWS
+            };
         }
         let free: Vec<usize> = self
             .allowed
@@ -215,8 +258,58 @@ impl SamplerPlacement {
             self.hold_realtime();
         }
         self.missed_seen = missed;
-        let want = if free.is_empty() {
+        // Real-time CPU threads (SDL Hyperion as root) fewer than the cores: the sampler
+        // goes just below them, on any core, watched by its guard (`host::guard`). It then
+        // never preempts a CPU thread: the kernel wakes it on a core no CPU thread holds,
+        // where Hyperion's timer thread (above it) preempts it rather than a CPU thread.
+        // Measured with the counters alone: the CPU thread migrates twice a second (2,200
+        // times with the sampler above it), its kernel time 0.11% (3.7%). Back above for a
+        // hold after the guard found it starved or intervals were missed: real-time
+        // threads fill the cores.
+        if st_rescued(r) || (self.below && missed != self.missed_seen_below) {
+            self.hold_above();
+        }
+        self.missed_seen_below = missed;
+        let cpu_prio = self.cpu_rt_priority.max(self.others_rt_priority);
+        let below = self.realtime
+            && self.policy != Policy::Never
+            && cpu_prio > 1
+            && self.cpu_threads > 0
+            && self.cpu_threads < self.allowed.len()
+            && busy.len() < self.allowed.len()
+            && r.guard.lock().is_ok_and(|g| g.is_some())
+            && self.above_until.is_none_or(|t| Instant::now() >= t);
+        if below != self.below {
+            self.below = below;
+            let st = &r.sampler_state;
+            st.rescue_priority.store(cpu_prio + 1, Ordering::Relaxed);
+            st.below.store(below, Ordering::Release);
+            if below {
+                crate::host::guard::wake(r);
+            }
+        }
+        // Above them with fewer than the cores: on the core Hyperion's timer thread is on. The timer thread (SCHED_RR 8, above the sampler,
+        // woken about 2,300 times a second) then preempts the sampler there and never a CPU
+        // thread. On another core the sampler preempts the CPU thread whenever the timer
+        // thread has pushed that across, which pushes it back: 2,200 migrations a second of
+        // the CPU thread (none without the plugin) and 3.7% of its time in the kernel with
+        // the counters alone. The core a CPU thread is seen on, read while the sampler runs,
+        // cannot tell: it is never the sampler's own (and so `free` would confirm a wrong
+        // choice).
+        let timer_core = (self.cpu_rt_priority.max(self.others_rt_priority) > 0
+            && busy.len() < self.allowed.len())
+        .then(|| ThreadStat::of(self.timer_tid).and_then(|t| t.core))
+        .flatten()
+        .filter(|c| self.allowed.contains(c));
+        // The guard keeps to the timer thread's core too: woken elsewhere, above the CPU
+        // threads, it would preempt one (seen: 80 migrations a second of the CPU thread).
+        r.sampler_state
+            .guard_core
+            .store(timer_core.map_or(u32::MAX, |c| c as u32), Ordering::Relaxed);
+        let want = if self.below || free.is_empty() {
             self.allowed.clone()
+        } else if let Some(c) = timer_core {
+            vec![c]
         } else {
             free.clone()
         };
@@ -287,7 +380,33 @@ impl SamplerPlacement {
         if self.policy == Policy::AsNeeded && !self.realtime && late_ns > LATE_NS {
             self.hold_realtime();
         }
+        // Below the CPU threads a late wake-up alone is no reason to go above them: the
+        // sampling clocks catch up (MAX_CATCH_UP), and the guard raises a starved sampler.
+        if st_rescued(rt()) {
+            self.hold_above();
+        }
     }
+
+    /// Above the CPU threads for a hold (HOLD_FIRST, doubling up to HOLD_MAX), on every
+    /// core until the next look places it.
+    fn hold_above(&mut self) {
+        bump(&rt().sampler_state.holds, 1);
+        self.above_until = Some(Instant::now() + self.above_hold);
+        self.above_hold = (self.above_hold * 2).min(HOLD_MAX);
+        self.below = false;
+        rt().sampler_state.below.store(false, Ordering::Release);
+        if self.realtime {
+            // The guard may have set the priority already: say it again, so that what this
+            // placement believes and what the thread has agree.
+            self.priority = -1;
+            self.set_realtime(true);
+        }
+    }
+}
+
+/// Did the guard raise the sampler since this was last asked?
+fn st_rescued(r: &Runtime) -> bool {
+    r.sampler_state.rescued.swap(false, Ordering::AcqRel)
 }
 
 /// How often the sampler looks where the CPU threads run (a read of /proc per running CPU):
@@ -318,20 +437,42 @@ impl ThreadStat {
     }
 }
 
-/// The highest real-time priority among the process's threads other than the calling one
-/// (0: none is real-time, or /proc cannot be read).
-fn others_rt_priority() -> i32 {
+/// The highest real-time priority of the process's CPU threads (SDL Hyperion names them
+/// "Processor CPnn"), found before the sampler has seen a CPU run; where no thread has such
+/// a name, of every thread but the calling one (0: none is real-time, or /proc cannot be
+/// read). Only the CPU threads: a sampler above Hyperion's timer thread (SCHED_RR 8, woken
+/// about 2,300 times a second) keeps it from its core while the sampler runs, so the timer
+/// thread preempts the CPU thread on the other core instead, and the kernel then pushes the
+/// CPU thread across: measured 2,200 migrations a second of the CPU thread (none without
+/// the plugin) and 3.7% of its time in the kernel with the counters alone. Also the thread
+/// id of Hyperion's timer thread (0: none), whose core the sampler keeps to, and the number
+/// of CPU threads found by name.
+fn cpu_threads_rt_priority() -> (i32, usize, u32) {
     // SAFETY: gettid has no preconditions.
     let me = unsafe { libc::gettid() };
     let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
-        return 0;
+        return (0, 0, 0);
     };
-    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+    let (mut named, mut all, mut timer, mut n) = (None::<i32>, 0, 0, 0);
+    for tid in dir
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
         .filter(|&tid| tid as libc::pid_t != me)
-        .filter_map(ThreadStat::of)
-        .map(|t| t.rt_priority)
-        .max()
-        .unwrap_or(0)
+    {
+        let Some(t) = ThreadStat::of(tid) else {
+            continue;
+        };
+        all = all.max(t.rt_priority);
+        let comm =
+            std::fs::read_to_string(format!("/proc/self/task/{tid}/comm")).unwrap_or_default();
+        if comm.trim_end() == "timer_thread" {
+            timer = tid;
+        }
+        if comm.starts_with("Processor ") {
+            n += 1;
+            named = Some(named.unwrap_or(0).max(t.rt_priority));
+        }
+    }
+    (named.unwrap_or(all), n, timer)
 }
 
 /// The host cores the calling thread may run on.
@@ -353,7 +494,7 @@ fn affinity() -> Option<Vec<usize>> {
 }
 
 /// Keep the calling thread to `cores`.
-fn set_affinity(cores: &[usize]) -> bool {
+pub fn set_affinity(cores: &[usize]) -> bool {
     // SAFETY: a zeroed cpu_set_t is a valid empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     for &c in cores {

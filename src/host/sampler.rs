@@ -40,6 +40,7 @@ pub fn start() {
             if let Ok(mut g) = r.sampler_join.lock() {
                 *g = Some(h);
             }
+            crate::host::guard::start();
         }
         Err(e) => {
             r.sampler_state.running.store(false, Ordering::Release);
@@ -56,6 +57,7 @@ pub fn stop() {
     r.stop.store(true, Ordering::Release);
     r.sampler_state.sleep_target.store(0, Ordering::SeqCst);
     wake_sampler(r);
+    crate::host::guard::stop();
     let h = r.sampler_join.lock().ok().and_then(|mut g| g.take());
     if let Some(h) = h {
         h.thread().unpark();
@@ -171,6 +173,8 @@ fn sampler_loop(placement: &mut SamplerPlacement) {
     let st = &r.sampler_state;
     let mut pass = wall_ns();
     while !r.stop.load(Ordering::Acquire) {
+        // For the guard (`host::guard`): the sampler runs.
+        st.beat.store(pass, Ordering::Release);
         placement.review(r);
         // Scanning: CPUs that post deadlines now are seen by the scan below or by the
         // re-scan after the sleep target is published; a CPU whose deadline the re-scan
@@ -192,7 +196,9 @@ fn sampler_loop(placement: &mut SamplerPlacement) {
             r.sampler_state.sleep_target.store(next, Ordering::SeqCst);
             std::thread::park_timeout(Duration::from_nanos(next - now2));
             // Woken late (a CPU's unpark only ever wakes it early).
-            let late = wall_ns().saturating_sub(next);
+            let woke = wall_ns();
+            st.beat.store(woke, Ordering::Release);
+            let late = woke.saturating_sub(next);
             bump(&st.sleeps, 1);
             if late > st.oversleep_max.load(Ordering::Relaxed) {
                 st.oversleep_max.store(late, Ordering::Relaxed);

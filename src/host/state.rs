@@ -11,7 +11,7 @@ use hcpumf_arch::alerts::PendingAlerts;
 use hcpumf_arch::counter::{CoprocessorGroups, CpuCounters};
 use hcpumf_arch::program_param::ProgramParameter;
 use hcpumf_arch::sampling::CpuSampling;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64};
 use std::sync::OnceLock;
 
 /// CPUs the plugin keeps state for (Hercules 3.13 has at most MAX_CPU_ENGINES = 8 on amd64).
@@ -52,6 +52,8 @@ pub struct Runtime {
     pub sampler: std::sync::RwLock<Option<std::thread::Thread>>,
     pub stop: AtomicBool,
     pub sampler_join: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// The sampler's guard thread (`host::guard`).
+    pub guard: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 /// The lateness steps (us) of the sampler's wake-ups that `hcpumf status` counts.
@@ -86,6 +88,17 @@ pub struct SamplerState {
     pub tid: AtomicU32,
     /// The sampler thread runs (from its start until it ends).
     pub running: AtomicBool,
+    /// The sampler is below real-time CPU threads (`host::placement`), watched by the guard
+    /// (`host::guard`), which raises it to `rescue_priority` when it is starved and says
+    /// so in `rescued` (the sampler then holds that priority for a while); `rescues`
+    /// counts that, `beat` is the wall time of the sampler's last wake-up.
+    pub below: AtomicBool,
+    pub rescue_priority: AtomicI32,
+    pub rescued: AtomicBool,
+    pub rescues: AtomicU64,
+    pub beat: AtomicU64,
+    /// The core the guard keeps to (u32::MAX: any).
+    pub guard_core: AtomicU32,
     /// What went wrong with the sampler thread last, in words, for `hcpumf status` (empty:
     /// nothing): a panic (`host::sampler` starts its loop again after the first), its end.
     pub trouble: std::sync::Mutex<String>,
@@ -102,6 +115,7 @@ pub fn rt() -> &'static Runtime {
         sampler: std::sync::RwLock::new(None),
         stop: AtomicBool::new(false),
         sampler_join: std::sync::Mutex::new(None),
+        guard: std::sync::Mutex::new(None),
     })
 }
 

@@ -1,0 +1,121 @@
+//! The sampler's guard: a thread that raises the sampler above the CPU threads when it
+//! cannot run.
+//!
+//! Where Hercules' CPU threads are real-time (SDL Hyperion run as root) and leave a core
+//! free, the sampler runs just below them (`host::placement`): it then never preempts a CPU
+//! thread, which costs that thread a migration at every wake-up. Below them it cannot run
+//! while real-time threads fill every core (a CPU that starts working, another real-time
+//! process), and a thread that cannot run cannot notice it. The guard can: it sleeps
+//! GUARD_PERIOD at a time, above the CPU threads, while the sampler is below them (and
+//! sleeps without end otherwise), and when the sampler is more than STARVED_NS past the
+//! wake-up it asked for, raises it above them. The sampler then holds that priority for a
+//! while (`SamplerPlacement::hold_above`). `hcpumf status` counts these rescues.
+
+use crate::host::deadline::wall_ns;
+use crate::host::meter::bump;
+use crate::host::placement::set_affinity;
+use crate::host::state::{rt, Runtime};
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+/// How often the guard looks while the sampler is below the CPU threads (50 wake-ups a
+/// second, each a few microseconds).
+const GUARD_PERIOD: Duration = Duration::from_millis(20);
+/// A sampler this late (past the later of its last wake-up and the wake-up it asked for) is
+/// starved.
+const STARVED_NS: u64 = 2_000_000;
+
+/// Start the guard thread (with the sampler).
+pub fn start() {
+    let r = rt();
+    match std::thread::Builder::new()
+        .name("hcpumf-guard".into())
+        .spawn(|| {
+            // No panic may end the plugin's threads silently: the guard says so and ends
+            // (the sampler then stays where it is).
+            if let Err(p) = std::panic::catch_unwind(guard_loop) {
+                crate::host::services::log(&format!(
+                    "HHCMF097E hcpumf the sampler's guard thread ended by a panic {}",
+                    crate::host::panics::describe(&*p)
+                ));
+            }
+        }) {
+        Ok(h) => {
+            if let Ok(mut g) = r.guard.lock() {
+                *g = Some(h);
+            }
+        }
+        Err(e) => crate::host::services::log(&format!(
+            "HHCMF096W hcpumf cannot start the sampler's guard thread ({e}): the sampler \
+             stays above real-time CPU threads"
+        )),
+    }
+}
+
+/// Stop and join the guard thread (after the sampler's stop flag is set).
+pub fn stop() {
+    let r = rt();
+    let h = r.guard.lock().ok().and_then(|mut g| g.take());
+    if let Some(h) = h {
+        h.thread().unpark();
+        let _ = h.join();
+    }
+}
+
+/// Wake the guard (the sampler went below the CPU threads).
+pub fn wake(r: &Runtime) {
+    if let Ok(g) = r.guard.lock() {
+        if let Some(h) = g.as_ref() {
+            h.thread().unpark();
+        }
+    }
+}
+
+fn guard_loop() {
+    let r = rt();
+    let st = &r.sampler_state;
+    let mut priority = 0;
+    let mut core = u32::MAX;
+    while !r.stop.load(Ordering::Acquire) {
+        if !st.below.load(Ordering::Acquire) {
+            std::thread::park_timeout(Duration::from_secs(1));
+            continue;
+        }
+        let want = st.rescue_priority.load(Ordering::Relaxed);
+        if want != priority {
+            priority = if set_fifo(0, want) { want } else { 0 };
+        }
+        let c = st.guard_core.load(Ordering::Relaxed);
+        if c != core && c != u32::MAX && set_affinity(&[c as usize]) {
+            core = c;
+        }
+        std::thread::park_timeout(GUARD_PERIOD);
+        if !st.below.load(Ordering::Acquire) || r.stop.load(Ordering::Acquire) {
+            continue;
+        }
+        let since = st
+            .beat
+            .load(Ordering::Acquire)
+            .max(st.sleep_target.load(Ordering::SeqCst));
+        let tid = st.tid.load(Ordering::Relaxed);
+        if tid != 0 && wall_ns() > since.saturating_add(STARVED_NS) && set_fifo(tid, want) {
+            st.below.store(false, Ordering::Release);
+            st.rescued.store(true, Ordering::Release);
+            bump(&st.rescues, 1);
+        }
+    }
+}
+
+/// SCHED_FIFO at `priority` for thread `tid` (0: the calling thread). False when refused.
+fn set_fifo(tid: u32, priority: i32) -> bool {
+    if priority < 1 {
+        return false;
+    }
+    let param = libc::sched_param {
+        sched_priority: priority,
+    };
+    // SAFETY: changes the scheduling policy of a thread of this process (or of the calling
+    // thread for tid 0); `param` outlives the call.
+    let rc = unsafe { libc::sched_setscheduler(tid as libc::pid_t, libc::SCHED_FIFO, &param) };
+    rc == 0
+}
