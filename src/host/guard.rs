@@ -14,7 +14,7 @@
 use crate::host::deadline::wall_ns;
 use crate::host::meter::bump;
 use crate::host::placement::set_affinity;
-use crate::host::state::{rt, Runtime};
+use crate::host::state::rt;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -59,15 +59,6 @@ pub fn stop() {
     if let Some(h) = h {
         h.thread().unpark();
         let _ = h.join();
-    }
-}
-
-/// Wake the guard (the sampler went below the CPU threads).
-pub fn wake(r: &Runtime) {
-    if let Ok(g) = r.guard.lock() {
-        if let Some(h) = g.as_ref() {
-            h.thread().unpark();
-        }
     }
 }
 

@@ -285,7 +285,12 @@ impl SamplerPlacement {
             st.rescue_priority.store(cpu_prio + 1, Ordering::Relaxed);
             st.below.store(below, Ordering::Release);
             if below {
-                crate::host::guard::wake(r);
+                // Wake the guard (`host::guard`), which sleeps while the sampler is above.
+                if let Ok(g) = r.guard.lock() {
+                    if let Some(h) = g.as_ref() {
+                        h.thread().unpark();
+                    }
+                }
             }
         }
         // Above them with fewer than the cores: on the core Hyperion's timer thread is on. The timer thread (SCHED_RR 8, above the sampler,
