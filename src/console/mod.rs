@@ -345,7 +345,7 @@ fn status() {
         }
         log(&format!(
             "HHCMF021I CPU{i:04X} counters {}; sampling {} interval {} samples {} missed {} \
-             (late {} us at most, put off {}); ticks {} (samples taken without one {}, accounting points {}, armings escalated {}, lost and made again {}); pending alerts \
+             (late {} us at most, put off {}); ticks {} (samples taken without one {}, accounting points {} (put off {} after the sampler was held up), armings escalated {}, lost and made again {}); pending alerts \
              {:08X}; metered {} instructions, {} us{}",
             sets.join(" "),
             if st.sampling.any_active() {
@@ -363,6 +363,7 @@ fn status() {
             st.schedule.ticks.load(Ordering::Relaxed),
             st.schedule.private.remote_samples.load(Ordering::Relaxed),
             st.schedule.private.remote_accounting.load(Ordering::Relaxed),
+            st.schedule.private.held_up_points.load(Ordering::Relaxed),
             st.schedule.private.escalations.load(Ordering::Relaxed),
             st.schedule.private.rearms.load(Ordering::Relaxed),
             st.alerts.pending().bits(),

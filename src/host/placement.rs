@@ -174,6 +174,7 @@ impl SamplerPlacement {
             0
         };
         if on == self.realtime && want == self.priority {
+            self.publish();
             return;
         }
         self.account_policy_time();
@@ -190,6 +191,16 @@ impl SamplerPlacement {
         // Refused without the privilege: it stays an ordinary thread.
         self.realtime = on && rc == 0;
         self.priority = if self.realtime { prio } else { 0 };
+        self.publish();
+    }
+
+    /// Say whether the sampler now runs above every other thread of the process (real-time,
+    /// one above the highest of them), so that one woken with it, Hercules' timer thread,
+    /// waits for its pass (`SamplerState::above_all`).
+    fn publish(&self) {
+        rt().sampler_state
+            .above_all
+            .store(self.realtime && !self.below, Ordering::Release);
     }
 
     /// Look again every REVIEW_MS (CPU threads migrate; CPUs come and go).

@@ -194,6 +194,7 @@ fn sampler_loop(placement: &mut SamplerPlacement) {
         stall(st, held);
         if next > now2 && !r.stop.load(Ordering::Acquire) {
             r.sampler_state.sleep_target.store(next, Ordering::SeqCst);
+            remote::pass_ends();
             std::thread::park_timeout(Duration::from_nanos(next - now2));
             // Woken late (a CPU's unpark only ever wakes it early).
             let woke = wall_ns();

@@ -56,6 +56,10 @@ pub struct SchedPrivate {
     pub remote_samples: AtomicU64,
     /// Problem-state accounting points made from the sampler thread (`hcpumf status`).
     pub remote_accounting: AtomicU64,
+    /// Accounting points put off because the sampler was held up on its way to them
+    /// (`remote::held_up`; `hcpumf status`), and how many times the current one was.
+    pub held_up_points: AtomicU64,
+    pub put_off: AtomicU32,
 }
 
 /// When a CPU next needs its tick.

@@ -39,6 +39,7 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64, timer_due: bo
     }
     let mono = mono_ns();
     let now_ns = cpu_time_now(st, raw, mono);
+    let timer_due = state::rt().sampler_state.interruption_follows(timer_due);
     let now = st.meter.account(raw, now_ns, view.problem_state, timer_due);
     // The samples carry the CPU's measurements at this point (the diagnostic entry's
     // instruction count and CPU time), as the counter instructions' view does. The glue
