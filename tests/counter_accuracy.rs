@@ -167,7 +167,13 @@ fn problem_state_share_with_interruption_driven_switches() {
     // The regression the Linux guest found: switches into the supervisor state by
     // interruptions are not seen when they happen; the attribution must still be unbiased.
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let out = run("pstate_irq", &Config::default());
+    let out = run(
+        "pstate_irq",
+        &Config {
+            after: vec!["hcpumf status".into()],
+            ..Config::default()
+        },
+    );
     assert_eq!(out.wait_code(), Some(0), "{}", out.log);
     let total = out.u64(0x3008).wrapping_sub(out.u64(0x3000)) as f64;
     let prob = out.u64(0x3018).wrapping_sub(out.u64(0x3010)) as f64;
@@ -177,6 +183,12 @@ fn problem_state_share_with_interruption_driven_switches() {
     // 300,000,000-BRCTG loop.
     let truth = 300_000_001.0 / (300_000_001.0 + ticks * 100_008.0);
     let share = prob / total;
+    eprintln!(
+        "interruption-driven: problem-state share {share:.4} vs {truth:.4} ({ticks} interruptions)"
+    );
+    for l in out.log.lines().filter(|l| l.contains("HHCMF02")) {
+        eprintln!("{l}");
+    }
     // The plugin cannot see when an interruption switches the state; it bounds the error
     // by accounting every ~100 us while such switches happen (README "fidelity": within 5
     // points; exact for switches by SVC, LPSW and LPSWE).
