@@ -362,6 +362,45 @@ pub fn dedicated(h: &hcpumf_host, cpu: u16, st: &CpuState) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The run delay is read from this thread's schedstat and only grows; a thread that
+    /// waits for a core while others hold every one of them is seen as held up.
+    #[test]
+    fn a_thread_held_up_by_others_is_seen_so() {
+        let Some(first) = run_delay_ns() else {
+            // A kernel without schedstats: held_up() always answers no.
+            assert!(!held_up());
+            return;
+        };
+        pass_ends();
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let spinners: Vec<_> = (0..cores * 2)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        std::hint::spin_loop();
+                    }
+                })
+            })
+            .collect();
+        // Sleep and wake a few hundred times while the spinners fill every core.
+        let t = std::time::Instant::now();
+        while t.elapsed() < std::time::Duration::from_millis(300) && !held_up() {
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+        let held = held_up();
+        stop.store(true, Ordering::Relaxed);
+        for s in spinners {
+            let _ = s.join();
+        }
+        assert!(run_delay_ns().is_some_and(|n| n >= first));
+        assert!(
+            held,
+            "never held up for {HELD_UP_NS} ns with every core busy"
+        );
+    }
     use hcpumf_arch::alerts::AlertBits;
     use hcpumf_arch::model::MachineModel;
     use hcpumf_arch::sampling::{Dear, LsctlRequest, Tear};
