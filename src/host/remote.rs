@@ -362,6 +362,9 @@ pub fn dedicated(h: &hcpumf_host, cpu: u16, st: &CpuState) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hcpumf_arch::alerts::AlertBits;
+    use hcpumf_arch::model::MachineModel;
+    use hcpumf_arch::sampling::{Dear, LsctlRequest, Tear};
 
     /// The run delay is read from this thread's schedstat and only grows; a thread that
     /// waits for a core while others hold every one of them is seen as held up.
@@ -401,9 +404,6 @@ mod tests {
             "never held up for {HELD_UP_NS} ns with every core busy"
         );
     }
-    use hcpumf_arch::alerts::AlertBits;
-    use hcpumf_arch::model::MachineModel;
-    use hcpumf_arch::sampling::{Dear, LsctlRequest, Tear};
 
     /// A CPU whose guest sampling is active (basic, and diagnostic when `cd`), its clock
     /// started at CPU time 0 with a 75 us interval.
