@@ -9,7 +9,8 @@ fn samples_trailers_and_program_request_alerts() {
         show: vec![
             (0x3000, 0x100),
             (0x3bf0, 0x90),
-            (0x20000, 0x40),
+            // The first three entries: the test looks for the loop among them.
+            (0x20000, 0x60),
             (0x20fc0, 0x40),
             (0x21fc0, 0x40),
         ],
