@@ -355,7 +355,7 @@ pub const ACCOUNT_PERIOD_FAST_NS: u64 = 100_000;
 pub const FAST_HOLD_NS: u64 = 20_000_000;
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// The kernel's accounting of this thread grows as it works, as its own clock does, and
@@ -398,7 +398,7 @@ mod tests {
     }
 
     /// tests/common/skip.rs's `skip`, which a unit test cannot include.
-    fn record_skip(category: &str, reason: &str) {
+    pub(crate) fn record_skip(category: &str, reason: &str) {
         use std::io::Write;
         let exe = std::env::current_exe().expect("test executable");
         let file = std::env::var_os("HCPUMF_TEST_RECORDS")

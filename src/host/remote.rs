@@ -373,6 +373,10 @@ mod tests {
         let Some(first) = run_delay_ns() else {
             // A kernel without schedstats: held_up() always answers no.
             assert!(!held_up());
+            crate::host::meter::tests::record_skip(
+                "kernel",
+                "the kernel keeps no /proc/thread-self/schedstat",
+            );
             return;
         };
         pass_ends();
@@ -398,7 +402,16 @@ mod tests {
         for s in spinners {
             let _ = s.join();
         }
-        assert!(run_delay_ns().is_some_and(|n| n >= first));
+        let last = run_delay_ns().unwrap_or(0);
+        assert!(last >= first, "the run delay went back: {first} -> {last}");
+        if last == 0 {
+            // A kernel built without CONFIG_SCHED_INFO shows "0 0 0": held_up() answers no.
+            crate::host::meter::tests::record_skip(
+                "kernel",
+                "the kernel's schedstat reads 0 (no CONFIG_SCHED_INFO)",
+            );
+            return;
+        }
         assert!(
             held,
             "never held up for {HELD_UP_NS} ns with every core busy"

@@ -18,7 +18,8 @@
 //! * `download`: the Linux guests' packages could not be downloaded or the guest not built;
 //! * `browser`: no Chromium (allowed with `HCPUMF_BROWSER_TESTS=0`);
 //! * `root`: needs root (a tmpfs mount);
-//! * `kernel`: the host kernel lacks what the test reads (schedstat, for `src/host/meter.rs`).
+//! * `kernel`: the host kernel lacks what the test reads (schedstat, for `src/host/meter.rs`
+//!   and `src/host/remote.rs`).
 //!
 //! `crates/report/tests/report_html.rs` includes this file with `#[path]`; the plugin's unit
 //! test in `src/host/meter.rs` writes the same line by hand.
