@@ -53,7 +53,7 @@ use std::sync::OnceLock;
 /// the interval it ends gives the supervisor state half of it. Measured with 1,700-2,100
 /// CPU-timer interruptions a second (`counter_accuracy`, interruption-driven): the problem
 /// state 0.017-0.018 low with every such point made, within 0.0012 with them put off (about
-/// 4 in 10 were). Points must fall at times that do not depend on the CPU's state.
+/// 3 in 10 were). Points must fall at times that do not depend on the CPU's state.
 fn held_up() -> bool {
     match (run_delay_ns(), RUN_DELAY_AT_PASS_END.with(Cell::get)) {
         (Some(now), Some(then)) => now.saturating_sub(then) > HELD_UP_NS,
