@@ -137,8 +137,9 @@ typedef struct hcpumf_host {
     /* Read CPU `cpu`'s state for a sample taken from another thread: 1 with `out` filled
      * when the CPU is online, started, not waiting, not interpreting a SIE guest and not
      * executing the target of an EXECUTE, and its instruction address read consistently;
-     * 0 otherwise (the caller then arms the CPU). `accounting`: an accounting point is
-     * due, so `timer_due` is wanted (it reads Hercules' clock, under its TOD lock). */
+     * 0 otherwise (the caller then arms the CPU). `accounting`: `timer_due` is wanted
+     * (an accounting point is due and the sampler is above Hercules' timer thread; it reads
+     * Hercules' clock, under its TOD lock). */
     int (*peek)(uint16_t cpu, int accounting, hcpumf_peek *out);
     /* Read CPU `cpu` for a dedicated CPU's samples: 1 with `out` filled when the CPU is
      * online, started and not interpreting a SIE guest (`waiting` says whether it sits in

@@ -34,9 +34,9 @@ pub struct SamplerPlacement {
     checked: Instant,
     policy: Policy,
     realtime: bool,
-    /// Intervals the CPUs' sampling clocks missed, at the last look.
+    /// Intervals the CPUs' sampling clocks missed and samples they took, at the last look.
     missed_seen: u64,
-
+    taken_seen: u64,
     /// Real-time until then, after a late wake-up or missed intervals as an ordinary thread.
     realtime_until: Option<Instant>,
     /// How long the next hold lasts.
@@ -49,9 +49,10 @@ pub struct SamplerPlacement {
     since: Instant,
     /// The highest real-time priority of a CPU thread at the last look (0: none is).
     cpu_rt_priority: i32,
-    /// The highest real-time priority of the process's CPU threads at the last scan of
-    /// the process's threads (every RT_SCAN_REVIEWS looks), 0 when none is real-time.
-    others_rt_priority: i32,
+    /// The highest real-time priority of the process's CPU threads (found by name; of every
+    /// other thread where none is) at the last scan of the process's threads (every
+    /// RT_SCAN_REVIEWS looks), 0 when none is real-time (`cpu_threads_rt_priority`).
+    scanned_rt_priority: i32,
     /// Looks since that scan.
     since_rt_scan: u32,
     /// Scans made at consecutive looks while no CPU thread was found by name.
@@ -70,10 +71,6 @@ pub struct SamplerPlacement {
     above_until: Option<Instant>,
     /// How long the next such hold lasts.
     above_hold: Duration,
-    /// Intervals the CPUs' sampling clocks missed and samples they took, at the last look,
-    /// for that hold.
-    missed_seen_below: u64,
-    taken_seen_below: u64,
 }
 
 /// A wake-up of an ordinary-thread sampler this late says another process holds its core
@@ -126,6 +123,7 @@ impl SamplerPlacement {
             policy,
             realtime: false,
             missed_seen: 0,
+            taken_seen: 0,
             realtime_until: None,
             hold: HOLD_FIRST,
             load: None,
@@ -137,7 +135,7 @@ impl SamplerPlacement {
             // never run on a host whose cores they fill, so never arm a CPU, and so never
             // learn their priority from a CPU it armed. Without CPU threads found by name
             // (not started yet), above every real-time thread until they are.
-            others_rt_priority: rt_priority,
+            scanned_rt_priority: rt_priority,
             since_rt_scan: if cpu_threads > 0 { 0 } else { RT_SCAN_REVIEWS },
             cpu_threads,
             early_scans: 0,
@@ -146,8 +144,6 @@ impl SamplerPlacement {
             below: false,
             above_until: None,
             above_hold: HOLD_FIRST,
-            missed_seen_below: 0,
-            taken_seen_below: 0,
         };
         // Until the first window has shown a core free of other processes: real-time.
         p.set_realtime(policy != Policy::Never);
@@ -168,7 +164,7 @@ impl SamplerPlacement {
     fn set_realtime(&mut self, on: bool) {
         // SAFETY: sched_get_priority_max only reads its argument.
         let max = unsafe { libc::sched_get_priority_max(libc::SCHED_FIFO) }.max(1);
-        let cpu = self.cpu_rt_priority.max(self.others_rt_priority);
+        let cpu = self.cpu_rt_priority.max(self.scanned_rt_priority);
         let want = if on && self.below {
             cpu - 1
         } else if on {
@@ -239,7 +235,7 @@ impl SamplerPlacement {
         self.since_rt_scan += 1;
         if self.since_rt_scan >= RT_SCAN_REVIEWS {
             let (prio, cpu_threads, timer_tid) = cpu_threads_rt_priority();
-            self.others_rt_priority = prio;
+            self.scanned_rt_priority = prio;
             self.timer_tid = timer_tid;
             self.cpu_threads = cpu_threads;
             let named = cpu_threads > 0;
@@ -263,15 +259,17 @@ impl SamplerPlacement {
         // real-time without one, or the CPU threads it shares the cores with starve it (4
         // CPUs on 2 cores: ~40% of intervals missed), and for a hold (HOLD_FIRST, doubling)
         // after a CPU missed intervals (something else took the free core).
-        let missed: u64 = r
-            .cpus
-            .iter()
-            .map(|st| st.schedule.both(|c| &c.missed))
-            .sum();
-        if missed != self.missed_seen && !self.realtime && self.policy == Policy::AsNeeded {
+        let (missed, taken) = r.cpus.iter().fold((0, 0), |(m, t), st| {
+            let s = &st.schedule;
+            (m + s.both(|c| &c.missed), t + s.both(|c| &c.taken))
+        });
+        let dm = missed.saturating_sub(self.missed_seen);
+        let dt = taken.saturating_sub(self.taken_seen);
+        self.missed_seen = missed;
+        self.taken_seen = taken;
+        if dm > 0 && !self.realtime && self.policy == Policy::AsNeeded {
             self.hold_realtime();
         }
-        self.missed_seen = missed;
         // Real-time CPU threads (SDL Hyperion as root) fewer than the cores: the sampler
         // goes just below them, on any core, watched by its guard (`host::guard`). It then
         // never preempts a CPU thread: the kernel wakes it on a core no CPU thread holds,
@@ -284,15 +282,10 @@ impl SamplerPlacement {
         // timer thread, some microseconds late, meets now and then. Taken for starvation,
         // one in 70 of bench-ab's 40 ms phases held the sampler above for the rest of the
         // run: 4-5% of the CPU thread's time.)
-        let taken: u64 = r.cpus.iter().map(|st| st.schedule.both(|c| &c.taken)).sum();
-        let dm = missed.saturating_sub(self.missed_seen_below);
-        let dt = taken.saturating_sub(self.taken_seen_below);
         if st_rescued(r) || (self.below && dm > 0 && dm.saturating_mul(4) > dm + dt) {
             self.hold_above();
         }
-        self.missed_seen_below = missed;
-        self.taken_seen_below = taken;
-        let cpu_prio = self.cpu_rt_priority.max(self.others_rt_priority);
+        let cpu_prio = self.cpu_rt_priority.max(self.scanned_rt_priority);
         let below = self.realtime
             && self.policy != Policy::Never
             && cpu_prio > 1
@@ -315,15 +308,15 @@ impl SamplerPlacement {
                 }
             }
         }
-        // Above them with fewer than the cores: on the core Hyperion's timer thread is on. The timer thread (SCHED_RR 8, above the sampler,
-        // woken about 2,300 times a second) then preempts the sampler there and never a CPU
-        // thread. On another core the sampler preempts the CPU thread whenever the timer
+        // Above them with fewer than the cores: on the core Hyperion's timer thread is on. The
+        // timer thread (SCHED_RR 8, above the sampler, woken about 2,300 times a second) then
+        // preempts the sampler there and never a CPU thread. On another core the sampler preempts the CPU thread whenever the timer
         // thread has pushed that across, which pushes it back: 2,200 migrations a second of
         // the CPU thread (none without the plugin) and 3.7% of its time in the kernel with
         // the counters alone. The core a CPU thread is seen on, read while the sampler runs,
         // cannot tell: it is never the sampler's own (and so `free` would confirm a wrong
         // choice).
-        let timer_core = (self.cpu_rt_priority.max(self.others_rt_priority) > 0
+        let timer_core = (self.cpu_rt_priority.max(self.scanned_rt_priority) > 0
             && busy.len() < self.allowed.len())
         .then(|| ThreadStat::of(self.timer_tid).and_then(|t| t.core))
         .flatten()

@@ -162,9 +162,15 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> bool {
     };
     let points = st.meter.points();
     let mut p = hcpumf_peek::default();
+    // The timer state (a read of Hercules' clock, under its TOD lock) only where a point can
+    // use it.
+    let timers = first.account
+        && crate::host::state::rt()
+            .sampler_state
+            .interruption_follows(true);
     // SAFETY: the glue reads the CPU's registers under the CPU's lock and fills `p`, which
     // outlives the call.
-    if unsafe { peek(cpu, i32::from(first.account), &mut p) } == 0 {
+    if unsafe { peek(cpu, i32::from(timers), &mut p) } == 0 {
         return false;
     }
     let Some(_held) = st.exclusive.try_take() else {
