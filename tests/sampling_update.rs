@@ -201,9 +201,9 @@ fn a_full_block_with_a_set_raises_a_program_request_alert() {
 }
 
 /// Step 1: when the next block is still full, every further sample is discarded and counted
-/// in that block's sample overflow count; stored + counted = the intervals that passed
-/// (within the README's 2% at the maximum rate: an interval the host could not sample never
-/// reached the update process, and is counted nowhere). With A = 0 no alert is made.
+/// in that block's sample overflow count; stored + counted = the intervals that passed, also
+/// those the host did not sample in time (a real CPU's timer would have taken them; CI once
+/// saw 23 of 183 uncounted on a loaded host before they were). With A = 0 no alert is made.
 #[test]
 fn a_still_full_next_block_counts_overflow() {
     let out = outcome();
@@ -222,9 +222,10 @@ fn a_still_full_next_block_counts_overflow() {
     assert_eq!(r.dear, 0x211000, "DEAR stays at the full block");
     let lost = out.u64(0x211fc8) - 5;
     let intervals = r.cycles as f64 / MIN_INTERVAL as f64;
+    eprintln!("1 stored + {lost} counted in {intervals:.1} intervals");
     assert!(lost >= 20, "{lost} samples counted");
     assert!(
-        ((lost + 1) as f64 - intervals).abs() <= intervals * 0.02 + 2.0,
+        ((lost + 1) as f64 - intervals).abs() <= intervals * 0.01 + 2.0,
         "1 stored + {lost} counted vs {intervals:.1} intervals"
     );
 }

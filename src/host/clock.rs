@@ -48,10 +48,13 @@ pub struct Stretch {
 /// CPU cycles within each sampling interval; "Basic-Sampling Data Entry", programming note 5:
 /// the actual sampling interval may appear to be longer than the specified one). The next
 /// sample's U covers the whole stretch since the previous one ([`SampleClock::unique`]), so
-/// the samples' CPI estimate stays right. They are not the sample overflow count, which is
-/// "the number of sample data that has been lost because the sample-data block is full"
-/// ("Trailer Entries"), and not a loss-of-sample-data alert, which would deactivate sampling
-/// (Linux's cpum_sf then disables it). `hcpumf status` shows them as "missed".
+/// the samples' CPI estimate stays right. They are not a loss-of-sample-data alert, which
+/// would deactivate sampling (Linux's cpum_sf then disables it). Only while the current
+/// block is still full do they reach the guest: a real CPU's timer would have taken those
+/// samples and step 1 discarded them, so they go to the sample overflow count, "the number
+/// of sample data that has been lost because the sample-data block is full" ("Trailer
+/// Entries"; [`SampleClock::take_missed`], `CpuSampling::count_lost`), which thereby counts
+/// every interval that passed. `hcpumf status` shows them all as "missed".
 ///
 /// A sample is also never taken before the CPU has executed an instruction since the last
 /// one: a data entry describes the instruction the CPU is executing, and when the host
@@ -83,6 +86,9 @@ pub struct SampleClock {
     /// Intervals that passed without a sample (the host delayed the tick or the sampler too
     /// long to catch up, or they were still owed when the clock stopped): `hcpumf status`.
     pub missed: AtomicU64,
+    /// Of the missed intervals, those the guest's update process has not yet been told of
+    /// ([`SampleClock::take_missed`]).
+    unclaimed: AtomicU64,
     /// Sum of the latenesses of the ticks that took samples (CPU ns after the due time).
     pub late_total: AtomicU64,
     /// Largest lateness.
@@ -113,6 +119,7 @@ impl SampleClock {
             .store(now_ns.saturating_add(i).max(1), Ordering::Relaxed);
         self.wait_marked.store(false, Ordering::Relaxed);
         self.wait_owed.store(0, Ordering::Relaxed);
+        self.unclaimed.store(0, Ordering::Relaxed);
     }
     /// The earliest CPU time the next sample may be taken at: a quarter of an interval
     /// after the last one (0: no limit).
@@ -132,6 +139,21 @@ impl SampleClock {
             .store(interval_ns.max(1), Ordering::Relaxed);
         self.wait_marked.store(false, Ordering::Relaxed);
         self.wait_owed.store(0, Ordering::Relaxed);
+        self.unclaimed.store(0, Ordering::Relaxed);
+    }
+    /// Count `k` intervals missed.
+    fn miss(&self, k: u64) {
+        bump(&self.missed, k);
+        self.unclaimed.fetch_add(k, Ordering::Relaxed);
+    }
+    /// The intervals missed since the last call: samples a real CPU's sampling timer would
+    /// have taken, for the update process to count as lost when the block is still full
+    /// (`CpuSampling::count_lost`).
+    pub fn take_missed(&self) -> u64 {
+        if self.unclaimed.load(Ordering::Relaxed) == 0 {
+            return 0;
+        }
+        self.unclaimed.swap(0, Ordering::Relaxed)
     }
     /// Intervals whose due time has passed without a sample, for a clock about to be stopped
     /// or restarted: counted as missed (once: the clock moves past them) and returned. They
@@ -147,7 +169,7 @@ impl SampleClock {
             next.saturating_add(owed.saturating_mul(i)),
             Ordering::Relaxed,
         );
-        bump(&self.missed, owed);
+        self.miss(owed);
         owed
     }
     /// Stop sampling.
@@ -156,6 +178,7 @@ impl SampleClock {
         self.next_ns.store(0, Ordering::Relaxed);
         self.wait_marked.store(false, Ordering::Relaxed);
         self.wait_owed.store(0, Ordering::Relaxed);
+        self.unclaimed.store(0, Ordering::Relaxed);
     }
 
     /// Dedicated CPUs: the CPU's wait time so far is `waited_ns` (Hercules' count of the time
@@ -189,7 +212,7 @@ impl SampleClock {
             // MAX_CATCH_UP of them are given up, as `poll` gives up a tick that late.
             let k = (d - next) / i + 1;
             if k > MAX_CATCH_UP {
-                bump(&self.missed, k);
+                self.miss(k);
             } else {
                 self.wait_owed.fetch_add(k, Ordering::Relaxed);
             }
@@ -254,7 +277,7 @@ impl SampleClock {
         if n <= now_ns {
             let behind = (now_ns - n) / i + 1;
             if behind > MAX_CATCH_UP {
-                bump(&self.missed, behind);
+                self.miss(behind);
                 n = now_ns.saturating_add(i);
             }
         }
@@ -292,7 +315,7 @@ impl SampleClock {
         if self.wait_owed.load(Ordering::Relaxed) != 0 {
             // Wait intervals credited after the wait ended (dedicated CPUs): not samples
             // of the running CPU.
-            bump(&self.missed, self.wait_owed.swap(0, Ordering::Relaxed));
+            self.miss(self.wait_owed.swap(0, Ordering::Relaxed));
         }
         let margin = self.margin_ns.load(Ordering::Relaxed).min(i / 2);
         // The time the wake-up was asked for (see wake_at).
@@ -328,7 +351,7 @@ impl SampleClock {
             // far behind that catching up would take longer than it is worth.
             let behind = (now_ns - n) / i + 1;
             if behind > MAX_CATCH_UP {
-                bump(&self.missed, behind);
+                self.miss(behind);
                 n = now_ns.saturating_add(i);
             }
         }

@@ -4,7 +4,7 @@
 
 use crate::host::deadline::reschedule;
 use crate::host::meter::RawCounts;
-use crate::host::tick::update_accounting;
+use crate::host::tick::{count_missed, update_accounting};
 use crate::host::{model, state};
 use hcpumf_arch::alerts::AlertBits;
 use hcpumf_arch::cpu::CpuView;
@@ -70,9 +70,10 @@ pub fn execute(
             // Intervals that ended while sampling was active but whose sample the host had not
             // taken yet are missed (`hcpumf status`), not stored: the clock is stopped or
             // restarted below and would forget them (see `SampleClock`: the guest sees a
-            // longer interval, not an overflow of a block that is not full).
+            // longer interval, or, while the block is still full, samples counted as lost).
             if st.sampling.any_active() {
                 st.schedule.guest.skip_owed(now_ns);
+                count_missed(st);
             }
             let res = st.sampling.lsctl(m, &block)?;
             st.alerts.clear(res.clear_alerts);

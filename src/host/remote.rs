@@ -36,7 +36,7 @@ use crate::host::meter::{bump, RawCounts};
 use crate::host::run;
 use crate::host::services::tod_now;
 use crate::host::state::CpuState;
-use crate::host::tick::{guest_sample, store_guest_entry, update_accounting};
+use crate::host::tick::{count_missed, guest_sample, store_guest_entry, update_accounting};
 use hcpumf_arch::cpu::{Arch, CpuView, MeterReading};
 use hcpumf_arch::sampling::SamplingControls;
 use std::cell::Cell;
@@ -316,6 +316,7 @@ pub fn dedicated(h: &hcpumf_host, cpu: u16, st: &CpuState) -> bool {
         s.host.skip_owed(c);
     }
     let credited = s.guest.credit_wait(w.waited_ns) + s.host.credit_wait(w.waited_ns);
+    count_missed(st);
     if w.waiting == 0 {
         if credited != 0 {
             reschedule_at(cpu, c, wall_ns());
@@ -350,7 +351,9 @@ pub fn dedicated(h: &hcpumf_host, cpu: u16, st: &CpuState) -> bool {
         s.guest.stop();
     }
     for _ in 0..=MAX_CATCH_UP {
-        if !s.guest.poll_wait(c, instructions) {
+        let due = s.guest.poll_wait(c, instructions);
+        count_missed(st);
+        if !due {
             break;
         }
         store_guest_entry(st, &view, 0);

@@ -143,11 +143,25 @@ pub(crate) fn guest_sample(st: &CpuState, view: &CpuView, now_ns: u64) {
         clock.stop();
         return;
     }
-    let Some(stretch) = clock.poll(now_ns, view.meter.instructions) else {
+    let stretch = clock.poll(now_ns, view.meter.instructions);
+    count_missed(st);
+    let Some(stretch) = stretch else {
         return;
     };
     let unique = clock.unique(stretch, model::current().cpu_speed);
     store_guest_entry(st, view, unique);
+}
+
+/// Intervals of the guest's sampling that the host did not sample in time (`SampleClock`):
+/// while the current block is still full a real CPU would have discarded and counted each
+/// of those samples (`CpuSampling::count_lost`), and so does the emulator.
+pub(crate) fn count_missed(st: &CpuState) {
+    let lost = st.schedule.guest.take_missed();
+    if lost != 0 {
+        if let Some(storage) = HostStorage::current() {
+            st.sampling.count_lost(&storage, lost);
+        }
+    }
 }
 
 /// Store the guest's data entry of the CPU `view` describes with `unique` instructions at the

@@ -89,6 +89,7 @@ fn far_behind_resynchronizes_and_counts_the_missed_intervals() {
     c.start(1000, 0, 0);
     assert!(c.poll(1000 + 100 * 1000, 1).is_some());
     assert_eq!(c.missed.load(Ordering::Relaxed), 100);
+    assert_eq!(c.take_missed(), 100, "for the update process");
     assert!(
         c.poll(101_200, 2).is_none(),
         "less than a quarter of an interval later"
@@ -106,9 +107,17 @@ fn intervals_owed_when_the_clock_stops_are_counted_once() {
     assert_eq!(c.skip_owed(4_500), 3);
     assert_eq!(c.skip_owed(4_500), 0, "counted once");
     assert_eq!(c.missed.load(Ordering::Relaxed), 3);
+    // The update process hears of them once (a still-full block counts them as lost).
+    assert_eq!(c.take_missed(), 3);
+    assert_eq!(c.take_missed(), 0);
     // The clock goes on past them: the next sample is due at 5,000.
     assert!(c.poll(4_990, 2).is_some());
     assert_eq!(c.missed.load(Ordering::Relaxed), 3);
+    assert_eq!(c.take_missed(), 0);
+    // A restarted clock owes the guest nothing of before.
+    c.skip_owed(7_500);
+    c.start(1000, 7_500, 3);
+    assert_eq!(c.take_missed(), 0);
 }
 
 /// SA23-2260: busy samples divided by the sum of U estimates the CPI. With the stretches

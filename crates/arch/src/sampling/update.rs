@@ -129,6 +129,44 @@ impl CpuSampling {
         out
     }
 
+    /// Intervals that passed while a sampling function was active but whose sample the host
+    /// did not take in time (the emulator's sampling timer is a host thread, which the host
+    /// may hold up; see the plugin's `SampleClock`). The sampling timer of a real CPU runs
+    /// regardless, and while the block DEAR designates is still full each of those samples
+    /// is discarded and counted in its sample overflow count (Process Steps, step 1), so
+    /// `lost` is added to that count (interlocked with a program's CDSG of trailer bytes
+    /// 0-15, as step 1 is). In any other case they are left uncounted, as the emulator's
+    /// longer interval (BSDE programming note 5): their entries would have had to be stored,
+    /// and an invalid DEAR is found by the next sample. Returns whether they were counted.
+    pub fn count_lost(&self, storage: &dyn GuestStorage, lost: u64) -> bool {
+        let c = self.controls();
+        if lost == 0 || !c.intersects(SamplingControls::CS | SamplingControls::CD) {
+            return false;
+        }
+        let bs = BufferSize::from_s(c.contains(SamplingControls::S));
+        let Ok(slot) = Dear(self.dear()).check(bs) else {
+            return false;
+        };
+        // F = 0 read here means a block with room (or one a program just emptied): nothing
+        // to count, and no interlocked update for it.
+        let mut head = [0u8; 1];
+        if storage.read(slot.trailer, &mut head).is_err()
+            || !TrailerFlags::from_bits_retain(head[0]).contains(TrailerFlags::F)
+        {
+            return false;
+        }
+        let mut counted = false;
+        let res = storage.update16(slot.trailer, &mut |t| {
+            let mut h = TrailerHeader::decode(&t);
+            counted = h.flags.contains(TrailerFlags::F);
+            if counted {
+                h.overflow = h.overflow.wrapping_add(lost);
+            }
+            h.encode()
+        });
+        res.is_ok() && counted
+    }
+
     /// The process steps proper. `Err` is an alert that places the active functions in the
     /// inactive state (invalid entry address, incorrect SDBT entry).
     fn update(
@@ -306,6 +344,34 @@ mod tests {
         let (s, st) = setup(tear, dear, entries);
         let mut out = SampleOutcome::default();
         s.update(&m, &st, &[0x00, 0x01], BufferSize::K4, &|| 0, &mut out)
+    }
+
+    /// Step 1 for samples the host did not take: counted in a still-full block's overflow
+    /// count, nowhere else.
+    #[test]
+    fn lost_samples_count_only_in_a_still_full_block() {
+        let full = 0x8000_0000_0000_0000u64 | 0x1f00_0000_0000_0000;
+        let (s, st) = setup(0x10000, 0x21000, &[(0x21FC0, full), (0x21FC8, 5)]);
+        assert!(s.count_lost(&st, 7));
+        assert_eq!(st.read_u64(AbsAddr(0x21FC8)).unwrap(), 12);
+        assert_eq!(
+            st.read_u64(AbsAddr(0x21FC0)).unwrap(),
+            full,
+            "word 0 unchanged"
+        );
+        assert!(!s.count_lost(&st, 0));
+        // A block with room: those samples would have been stored; nothing is counted.
+        let (s, st) = setup(0x10000, 0x21000, &[(0x21FC8, 5)]);
+        assert!(!s.count_lost(&st, 7));
+        assert_eq!(st.read_u64(AbsAddr(0x21FC8)).unwrap(), 5);
+        // An invalid DEAR is the next sample's alert, not this count's.
+        let (s, st) = setup(0x10000, 0x1000, &[]);
+        assert!(!s.count_lost(&st, 7));
+        // Inactive sampling counts nothing.
+        let (s, st) = setup(0x10000, 0x21000, &[(0x21FC0, full), (0x21FC8, 5)]);
+        s.deactivate();
+        assert!(!s.count_lost(&st, 7));
+        assert_eq!(st.read_u64(AbsAddr(0x21FC8)).unwrap(), 5);
     }
 
     #[test]
