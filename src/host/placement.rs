@@ -89,7 +89,7 @@ const RT_SCAN_REVIEWS: u32 = 50;
 const EARLY_SCANS: u32 = 100;
 /// The first hold above the CPU threads after the sampler was starved below them, and how
 /// long after a hold's end starvation starts again from it. Above, the sampler costs the
-/// CPU thread 3-5% of its work at 20,000 samples/s (bench-ab), so a passing starvation (one
+/// CPU thread 3-12% of its work at 20,000 samples/s (bench-ab), so a passing starvation (one
 /// wake-up 3 ms late, seen in 1 of 5 runs) holds it there for a second, not the rest of the
 /// run; starvation that comes back (real-time threads that fill the cores) doubles it.
 const ABOVE_FIRST: Duration = Duration::from_secs(1);
@@ -443,7 +443,7 @@ impl SamplerPlacement {
 /// missed, and a sampler below the timer thread, some hundreds of microseconds late now and
 /// then, meets that at the end of an activation. Taken for starvation (a quarter of a look
 /// that saw only an activation's end), they held the sampler above the CPU threads in 4 of
-/// 5 bench-ab runs at 20,000/s, which cost the CPU thread 3-5% of its work per CPU-second.
+/// 5 bench-ab runs at 20,000/s, which cost the CPU thread 3-12% of its work per CPU-second.
 fn starved_below(missed: u64, taken: u64) -> bool {
     missed > MAX_CATCH_UP && missed.saturating_mul(4) > missed + taken
 }
