@@ -70,7 +70,7 @@ pub struct SamplerPlacement {
     /// Above them again until then, after the guard found the sampler starved or missed
     /// intervals while below.
     above_until: Option<Instant>,
-    /// How long the next such hold lasts.
+    /// How long the last such hold lasted.
     above_hold: Duration,
 }
 
@@ -87,13 +87,15 @@ const RT_SCAN_REVIEWS: u32 = 50;
 /// Until CPU threads are found by name, the scan is made at every look for this many looks
 /// (two seconds; Debian's 3.13 does not name its threads).
 const EARLY_SCANS: u32 = 100;
-/// The first hold above the CPU threads after the sampler was starved below them, and how
-/// long after a hold's end starvation starts again from it. Above, the sampler costs the
-/// CPU thread 3-12% of its work at 20,000 samples/s (bench-ab), so a passing starvation (one
-/// wake-up 3 ms late, seen in 1 of 5 runs) holds it there for a second, not the rest of the
-/// run; starvation that comes back (real-time threads that fill the cores) doubles it.
+/// The first hold above the CPU threads after the sampler was starved below them. Above,
+/// the sampler costs the CPU thread 3-12% of its work at 20,000 samples/s (bench-ab), and
+/// a passing starvation of a few milliseconds (the guard found one in 2 to 4 of 5 bench-ab
+/// runs on a quiet host) holds it there a second, not the rest of the run (10 s before);
+/// starvation that comes back as soon as a hold ends (real-time threads that fill the
+/// cores) doubles it each time. (A quarter of a second lost more samples where two
+/// Hyperion runs filled the cores: each return below costs the milliseconds until the
+/// guard's next look.)
 const ABOVE_FIRST: Duration = Duration::from_secs(1);
-const ABOVE_QUIET: Duration = Duration::from_secs(60);
 /// The first real-time hold after a late wake-up or missed intervals, and the longest.
 const HOLD_FIRST: Duration = Duration::from_secs(10);
 const HOLD_MAX: Duration = Duration::from_secs(160);
@@ -411,20 +413,19 @@ impl SamplerPlacement {
         }
     }
 
-    /// Above the CPU threads for a hold (ABOVE_FIRST, doubling up to HOLD_MAX while
-    /// starvation comes back within ABOVE_QUIET of the last hold's end), on every core until
-    /// the next look places it.
+    /// Above the CPU threads for a hold, on every core until the next look places it: twice
+    /// the last hold (up to HOLD_MAX) when starvation came back within that hold's length of
+    /// its end, ABOVE_FIRST otherwise.
     fn hold_above(&mut self) {
         bump(&rt().sampler_state.holds, 1);
         let now = Instant::now();
-        if self
-            .above_until
-            .is_some_and(|t| now.saturating_duration_since(t) > ABOVE_QUIET)
-        {
-            self.above_hold = ABOVE_FIRST;
-        }
-        self.above_until = Some(now + self.above_hold);
-        self.above_hold = (self.above_hold * 2).min(HOLD_MAX);
+        let last = self.above_hold;
+        let hold = match self.above_until {
+            Some(t) if now.saturating_duration_since(t) <= last => (last * 2).min(HOLD_MAX),
+            _ => ABOVE_FIRST,
+        };
+        self.above_hold = hold;
+        self.above_until = Some(now + hold);
         self.below = false;
         rt().sampler_state.below.store(false, Ordering::Release);
         if self.realtime {
@@ -550,54 +551,4 @@ pub fn set_affinity(cores: &[usize]) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The end of an activation misses a few intervals; a clock that gave up catching up,
-    /// with a quarter of the intervals missed, is starvation.
-    #[test]
-    fn only_a_clock_that_gave_up_says_starved() {
-        assert!(!starved_below(0, 0));
-        assert!(
-            !starved_below(10, 2),
-            "an activation's end in a look that saw little"
-        );
-        assert!(!starved_below(MAX_CATCH_UP, 0));
-        assert!(starved_below(MAX_CATCH_UP + 1, 0));
-        assert!(starved_below(200, 400), "a third missed");
-        assert!(
-            !starved_below(100, 400),
-            "a fifth missed: the sampler keeps up"
-        );
-    }
-
-    #[test]
-    fn a_thread_core_is_read_from_proc() {
-        let tid = crate::host::tick::thread_id();
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let core = ThreadStat::of(tid).and_then(|t| t.core);
-        assert!(core.is_some_and(|c| c < cores.max(1024)), "{core:?}");
-        assert_eq!(ThreadStat::of(0), None);
-        assert_eq!(ThreadStat::of(u32::MAX), None);
-    }
-
-    /// Field 40 of a real-time thread is its priority; an ordinary thread's is 0.
-    #[test]
-    fn a_thread_real_time_priority_is_read_from_proc() {
-        let tid = crate::host::tick::thread_id();
-        assert_eq!(ThreadStat::of(tid).map(|t| t.rt_priority), Some(0));
-        let param = libc::sched_param { sched_priority: 3 };
-        // SAFETY: changes only this test thread's policy; refused without the privilege.
-        let rc =
-            unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_RR, &param) };
-        // SAFETY: geteuid only returns the caller's id.
-        let root = unsafe { libc::geteuid() } == 0;
-        assert!(rc == 0 || !root, "root may make a thread real-time: {rc}");
-        if rc == 0 {
-            assert_eq!(ThreadStat::of(tid).map(|t| t.rt_priority), Some(3));
-            let param = libc::sched_param { sched_priority: 0 };
-            // SAFETY: as above, back to an ordinary thread.
-            unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_OTHER, &param) };
-        }
-    }
-}
+mod tests;

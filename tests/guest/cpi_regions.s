@@ -4,7 +4,7 @@
 # region's sample CPI (busy samples / sum of U) with the CPI its counters measured.
 #   0x00/0x08 cycles/instructions of COSTLY, 0x10/0x18 of CHEAP, 0x20 LCCTL cc
         .include "lowcore.inc"
-        .set COSTLY_N, 10000000
+        .set COSTLY_N, 15000000
         .set CHEAP_N, 80000000
 start:  lghi  %r13,0x3000
         lghi  %r12,0x1000

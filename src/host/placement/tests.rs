@@ -1,0 +1,48 @@
+use super::*;
+
+/// The end of an activation misses a few intervals; a clock that gave up catching up,
+/// with a quarter of the intervals missed, is starvation.
+#[test]
+fn only_a_clock_that_gave_up_says_starved() {
+    assert!(!starved_below(0, 0));
+    assert!(
+        !starved_below(10, 2),
+        "an activation's end in a look that saw little"
+    );
+    assert!(!starved_below(MAX_CATCH_UP, 0));
+    assert!(starved_below(MAX_CATCH_UP + 1, 0));
+    assert!(starved_below(200, 400), "a third missed");
+    assert!(
+        !starved_below(100, 400),
+        "a fifth missed: the sampler keeps up"
+    );
+}
+
+#[test]
+fn a_thread_core_is_read_from_proc() {
+    let tid = crate::host::tick::thread_id();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let core = ThreadStat::of(tid).and_then(|t| t.core);
+    assert!(core.is_some_and(|c| c < cores.max(1024)), "{core:?}");
+    assert_eq!(ThreadStat::of(0), None);
+    assert_eq!(ThreadStat::of(u32::MAX), None);
+}
+
+/// Field 40 of a real-time thread is its priority; an ordinary thread's is 0.
+#[test]
+fn a_thread_real_time_priority_is_read_from_proc() {
+    let tid = crate::host::tick::thread_id();
+    assert_eq!(ThreadStat::of(tid).map(|t| t.rt_priority), Some(0));
+    let param = libc::sched_param { sched_priority: 3 };
+    // SAFETY: changes only this test thread's policy; refused without the privilege.
+    let rc = unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_RR, &param) };
+    // SAFETY: geteuid only returns the caller's id.
+    let root = unsafe { libc::geteuid() } == 0;
+    assert!(rc == 0 || !root, "root may make a thread real-time: {rc}");
+    if rc == 0 {
+        assert_eq!(ThreadStat::of(tid).map(|t| t.rt_priority), Some(3));
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: as above, back to an ordinary thread.
+        unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_OTHER, &param) };
+    }
+}
