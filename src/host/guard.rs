@@ -18,13 +18,14 @@ use crate::host::state::rt;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-/// How often the guard looks while the sampler is below the CPU threads (200 wake-ups a
-/// second, each a few microseconds). A starved sampler is raised within STARVED_NS +
-/// GUARD_PERIOD (7 ms): about MAX_CATCH_UP intervals at 13,333 samples/s, so that the CPUs'
-/// clocks catch up most of what it missed. At 20 ms, two Hyperion runs as root on 2 cores
-/// (each CPU thread filling a core, each sampler below them) lost 5-27% of a region's
-/// samples to the sampler's returns below them after each hold.
-const GUARD_PERIOD: Duration = Duration::from_millis(5);
+/// How often the guard looks while the sampler is below the CPU threads (50 wake-ups a
+/// second, each a few microseconds). Every 5 ms it raised a starved sampler within about
+/// the 64 intervals the CPUs' clocks catch up, which kept more samples where two Hyperion
+/// runs as root filled the cores (0.90-1.00 of a region's intervals sampled against
+/// 0.73-0.95), but it also caught passing starvations of a few milliseconds on a quiet
+/// host, each holding the sampler above the CPU thread for a second: bench-ab at 20,000/s
+/// 0.9698 against 0.9909 (docs/benchmarks.md, 2026-11-27).
+const GUARD_PERIOD: Duration = Duration::from_millis(20);
 /// A sampler this late (past the later of its last wake-up and the wake-up it asked for) is
 /// starved.
 const STARVED_NS: u64 = 2_000_000;
