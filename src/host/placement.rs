@@ -89,8 +89,8 @@ const RT_SCAN_REVIEWS: u32 = 50;
 const EARLY_SCANS: u32 = 100;
 /// The first hold above the CPU threads after the sampler was starved below them. Above,
 /// the sampler costs the CPU thread 3-12% of its work at 20,000 samples/s (bench-ab), and
-/// a passing starvation of a few milliseconds (the guard found one in 2 to 4 of 5 bench-ab
-/// runs on a quiet host) holds it there a second, not the rest of the run (10 s before);
+/// a passing starvation of a few milliseconds (the guard found one in 1 of 5 bench-ab runs
+/// on a quiet host) holds it there a second, not the rest of the run (10 s before);
 /// starvation that comes back as soon as a hold ends (real-time threads that fill the
 /// cores) doubles it each time. (A quarter of a second lost more samples where two
 /// Hyperion runs filled the cores: each return below costs the milliseconds until the
