@@ -7,19 +7,16 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 /// Intervals a sampling clock catches up, one per tick, before it gives up and resynchronizes.
 pub const MAX_CATCH_UP: u64 = 64;
 
-/// A tick this much before a sample's due time (at most half an interval) still takes it,
+/// A tick this much before a sample's due time (at most a quarter interval) still takes it,
 /// keeping the clock's phase (the next sample stays due one interval after this one's due
-/// time), so the average rate is exact. The sampler thread arms (or samples) every CPU whose
-/// due time is that near in the one wake-up: a wake-up costs ~15-20 us of the sampler's CPU
-/// on a virtual machine (`scripts/bench-wake.sh`), far more than a sample, and where CPU
-/// threads share host cores each wake-up preempts one of them. With half an interval, one
-/// wake-up serves two CPUs sampling at the same rate whatever their phases (with a quarter,
-/// half the time it took two): 4 CPUs on 2 cores woke the sampler a quarter less often.
-pub const EARLY_NS: u64 = 40_000;
+/// time), so the average rate is exact. The sampler thread arms every CPU whose due time
+/// is that near in the one wake-up: a wake-up costs ~20 us of the sampler's CPU on a
+/// virtual machine (`scripts/bench-wake.sh`), far more than a sample.
+pub const EARLY_NS: u64 = 20_000;
 
 /// How long before its due time a clock of interval `interval_ns` takes a tick as due.
 pub fn early_window(interval_ns: u64) -> u64 {
-    EARLY_NS.min(interval_ns / 2)
+    EARLY_NS.min(interval_ns / 4)
 }
 
 /// The stretch of execution a sample stands for: CPU time and instructions since the

@@ -6,30 +6,32 @@ use super::*;
 fn the_sample_clock_keeps_its_phase() {
     let c = SampleClock::default();
     c.start(1000, 10_000, 0);
-    assert!(c.poll(10_400, 1).is_none(), "not due");
+    assert!(c.poll(10_500, 1).is_none(), "not due");
     assert!(c.poll(11_000, 2).is_some());
     assert!(c.poll(12_000, 3).is_some());
     assert_eq!(c.wake_at(), 13_000);
     assert_eq!(c.taken.load(Ordering::Relaxed), 2);
 }
 
-/// A tick up to EARLY_NS (at most half an interval) before the due time takes the sample,
-/// and the next is still due one interval after this one's due time.
+/// A tick up to EARLY_NS (at most a quarter interval) before the due time takes the
+/// sample, and the next is still due one interval after this one's due time.
 #[test]
 fn an_early_tick_samples_and_keeps_the_phase() {
     let c = SampleClock::default();
     c.start(100_000, 0, 0);
     assert!(c.poll(100_000, 1).is_some());
-    assert!(c.poll(159_000, 2).is_none(), "41 us early");
-    assert!(c.poll(161_000, 3).is_some(), "39 us early");
+    assert!(c.poll(179_000, 2).is_none(), "21 us early");
+    assert!(c.poll(181_000, 3).is_some(), "19 us early");
     assert_eq!(c.wake_at(), 300_000, "phase kept");
-    // Short intervals: at most half an interval early.
+    // Short intervals: at most a quarter interval early.
     let c = SampleClock::default();
-    c.start(30_000, 0, 0);
-    assert!(c.poll(30_000, 1).is_some());
-    assert!(c.poll(44_000, 2).is_none(), "16 us early: more than half");
-    assert!(c.poll(46_000, 3).is_some(), "14 us early");
-    assert_eq!(c.wake_at(), 90_000, "phase kept");
+    c.start(40_000, 0, 0);
+    assert!(c.poll(40_000, 1).is_some());
+    assert!(
+        c.poll(69_000, 2).is_none(),
+        "11 us early: more than a quarter"
+    );
+    assert!(c.poll(71_000, 3).is_some());
     assert_eq!(c.taken.load(Ordering::Relaxed), 2);
 }
 
@@ -178,11 +180,11 @@ fn a_dedicated_cpus_wait_is_sampling_time() {
     c.start(100_000, B, 0);
     c.mark_wait(5_000_000);
     assert!(c.poll(B + 40_000, 10).is_none(), "not due");
-    // 10 us into the wait: not due (50 us to go; the early window is 40 us).
-    assert_eq!(c.credit_wait(5_010_000), 10_000);
+    // 30 us into the wait: not due (the early window is 20 us).
+    assert_eq!(c.credit_wait(5_030_000), 30_000);
     assert!(!c.poll_wait(B + 40_000, 10));
     // 60 us in: the sample of the interval ending at 100 us.
-    assert_eq!(c.credit_wait(5_060_000), 50_000);
+    assert_eq!(c.credit_wait(5_060_000), 30_000);
     assert!(c.poll_wait(B + 40_000, 10));
     assert!(!c.poll_wait(B + 40_000, 10), "one per interval");
     assert_eq!(c.wake_at(), B + 140_000, "100 us more, CPU time standing");
@@ -201,7 +203,7 @@ fn a_dedicated_cpus_wait_is_sampling_time() {
     // ending at 500 us is due 80 us of CPU time later, and the busy sample's stretch is
     // the 120 us of CPU time and 30 instructions since the start.
     c.credit_wait(5_380_000);
-    assert!(c.poll(B + 75_000, 20).is_none());
+    assert!(c.poll(B + 95_000, 20).is_none());
     assert_eq!(
         c.poll(B + 120_000, 30),
         Some(Stretch {
