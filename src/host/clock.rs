@@ -416,6 +416,24 @@ impl SampleClock {
             .saturating_sub(margin)
             .max(self.wake_at().saturating_add(i / 4))
     }
+    /// The earliest CPU time at which [`SampleClock::poll`] takes the next sample (0: not
+    /// running; 1: at the next tick, where a clock started from another thread starts):
+    /// the early window before [`SampleClock::wake_at`], but never before the spacing limit.
+    /// The sampler thread must not take a CPU for due before then: its tick or remote
+    /// sample would be refused.
+    pub fn accept_at(&self) -> u64 {
+        let i = self.interval_ns.load(Ordering::Relaxed);
+        if i == 0 {
+            return 0;
+        }
+        if self.next_ns.load(Ordering::Relaxed) == 0 {
+            return 1;
+        }
+        self.wake_at()
+            .saturating_sub(early_window(i))
+            .max(self.spacing_limit(i))
+            .max(1)
+    }
     /// CPU time at which the CPU should next be armed for this clock (0: not running).
     pub fn wake_at(&self) -> u64 {
         let i = self.interval_ns.load(Ordering::Relaxed);

@@ -3,6 +3,7 @@
 //! from the sampler's loop so that what the sampler calls (`host::remote`, through it the
 //! tick's sampling) can post deadlines without importing the loop.
 
+use crate::host::clock::early_window;
 use crate::host::meter::mono_ns;
 use crate::host::state::{cpu, rt, Runtime};
 use std::sync::atomic::Ordering;
@@ -85,6 +86,26 @@ pub fn reschedule_at(cpu_no: u16, now_cpu_ns: u64, wall: u64) {
     s.shared
         .period_hint
         .store(if hint == u64::MAX { 0 } else { hint }, Ordering::Relaxed);
+    // Where the clocks take a tick as due: the sampler's test (`confirm_due`). An accounting
+    // point keeps the early window of the shortest period.
+    let mut accept = u64::MAX;
+    for a in [s.guest.accept_at(), s.host.accept_at()] {
+        if a != 0 {
+            accept = accept.min(a);
+        }
+    }
+    let acc = s.next_account_ns.load(Ordering::Relaxed);
+    if acc != 0 && hint != u64::MAX {
+        accept = accept.min(acc.saturating_sub(early_window(hint)));
+    }
+    let gap = if due == u64::MAX || accept == u64::MAX {
+        0
+    } else {
+        due.saturating_sub(accept)
+    };
+    s.shared
+        .accept_gap_ns
+        .store(u32::try_from(gap).unwrap_or(u32::MAX), Ordering::Relaxed);
     s.shared
         .due_cpu_ns
         .store(if due == u64::MAX { 0 } else { due }, Ordering::Relaxed);

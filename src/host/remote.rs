@@ -29,7 +29,7 @@
 //! running to tick, so the samples of its wait (W = 1) are stored from here too, one per
 //! interval of wall time it waits.
 
-use crate::host::clock::{early_window, SampleClock, MAX_CATCH_UP};
+use crate::host::clock::{SampleClock, MAX_CATCH_UP};
 use crate::host::deadline::{reschedule_at, reschedule_waiting, wall_ns};
 use crate::host::glue::{hcpumf_host, hcpumf_peek, hcpumf_wait_peek};
 use crate::host::meter::{bump, RawCounts};
@@ -111,9 +111,7 @@ pub fn enabled() -> bool {
 /// nothing is due.
 fn due_outside(st: &CpuState, cpu_ns: u64) -> Option<Due> {
     let s = &st.schedule;
-    let due = |c: &SampleClock| {
-        c.running() && c.wake_at() <= cpu_ns.saturating_add(early_window(c.interval()))
-    };
+    let due = |c: &SampleClock| c.running() && c.accept_at() <= cpu_ns;
     let c = st.sampling.controls();
     let guest = due(&s.guest);
     let run = due(&s.host);

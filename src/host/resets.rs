@@ -65,6 +65,7 @@ fn reset_cpu_for_load(st: &state::CpuState) {
     s.shared.wall_deadline.store(u64::MAX, Ordering::Release);
     s.shared.due_cpu_ns.store(0, Ordering::Relaxed);
     s.shared.follow_cpu_ns.store(0, Ordering::Relaxed);
+    s.shared.accept_gap_ns.store(0, Ordering::Relaxed);
     s.shared.armed_cpu_ns.store(0, Ordering::Relaxed);
     s.private.stale_looks.store(0, Ordering::Relaxed);
     s.private.seen_cpu_ns.store(0, Ordering::Relaxed);

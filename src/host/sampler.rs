@@ -6,7 +6,7 @@
 //! deadlines with `deadline::reschedule` (or `deadline::schedule`), waking the thread only
 //! when it would sleep past them.
 
-use crate::host::clock::{early_window, EARLY_NS};
+use crate::host::clock::EARLY_NS;
 use crate::host::deadline::{wake_sampler, wall_ns, ALERT_POLL_NS};
 use crate::host::glue::{hcpumf_host, ArmMode};
 use crate::host::meter::{bump, mono_ns};
@@ -249,8 +249,10 @@ enum DueCheck {
 /// stopped or was preempted) is armed, so that its first instruction ticks and reads its own
 /// time.
 fn confirm_due(h: &hcpumf_host, cpu: u16, sh: &SchedShared, own: &SchedPrivate) -> DueCheck {
-    // The clocks take a sample that far before its due time.
-    let early = early_window(sh.period_hint.load(Ordering::Relaxed));
+    // The clocks take a tick as due that far before the due time: their early window, but
+    // never before a clock's spacing limit (its tick or remote sample would be refused, and
+    // the CPU, armed or looked at again for nothing, could go unsampled for milliseconds).
+    let early = u64::from(sh.accept_gap_ns.load(Ordering::Relaxed));
     let due = sh.due_cpu_ns.load(Ordering::Relaxed);
     let Some(read) = h.thread_cputime_ns.filter(|_| due > 1) else {
         return DueCheck::Arm(None);

@@ -19,6 +19,9 @@ pub struct SchedShared {
     pub due_cpu_ns: AtomicU64,
     /// ... and the one after, as far as it can be told now (0: unknown).
     pub follow_cpu_ns: AtomicU64,
+    /// How much CPU time before `due_cpu_ns` the CPU's clocks already take a tick as due
+    /// (their early window, less where a clock's spacing limit comes later).
+    pub accept_gap_ns: AtomicU32,
     /// The CPU thread's CPU time as the sampler read it just before arming (0: not read),
     /// and the monotonic clock at that read.
     pub armed_cpu_ns: AtomicU64,
@@ -104,6 +107,7 @@ impl Default for TickSchedule {
                 period_hint: AtomicU64::new(0),
                 due_cpu_ns: AtomicU64::new(0),
                 follow_cpu_ns: AtomicU64::new(0),
+                accept_gap_ns: AtomicU32::new(0),
                 armed_cpu_ns: AtomicU64::new(0),
                 armed_mono_ns: AtomicU64::new(0),
                 core: AtomicU32::new(u32::MAX),

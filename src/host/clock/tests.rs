@@ -318,3 +318,42 @@ fn each_sample_reports_its_stretch() {
         })
     );
 }
+
+/// `accept_at` is exactly where `poll` starts taking the next sample, in every state the
+/// clock gets into: on time, early within the window, with a learned lateness margin, and
+/// catching up after ticks that came milliseconds late (then the spacing limit decides).
+/// The sampler thread takes a CPU for due by it: a look before it would be refused.
+#[test]
+fn accept_at_is_where_poll_starts_taking_samples() {
+    let c = SampleClock::default();
+    let i = 75_000;
+    c.start(i, 1_000_000, 0);
+    let mut n = 0;
+    let mut spaced = 0;
+    for k in 0..400u64 {
+        let a = c.accept_at();
+        assert!(a > 1, "tick {k}");
+        n += 1;
+        assert!(
+            c.poll(a - 1, n).is_none(),
+            "tick {k}: taken before accept_at {a}"
+        );
+        if a == c.spacing_limit(i) && a > c.wake_at().saturating_sub(early_window(i)) {
+            spaced += 1;
+        }
+        // Every 80th tick 3 ms late (40 intervals behind, caught up at three quarters of an
+        // interval per tick within the 80), some 40 us late, the rest at the earliest.
+        let t = match k % 80 {
+            40 => a + 3_000_000,
+            k if k % 3 == 1 => a + 40_000,
+            _ => a,
+        };
+        n += 1;
+        assert!(
+            c.poll(t, n).is_some(),
+            "tick {k}: not taken at {t} (accept_at {a})"
+        );
+    }
+    assert!(spaced > 0, "the spacing limit decided some of them");
+    assert_eq!(c.missed.load(Ordering::Relaxed), 0);
+}
