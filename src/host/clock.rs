@@ -7,16 +7,23 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 /// Intervals a sampling clock catches up, one per tick, before it gives up and resynchronizes.
 pub const MAX_CATCH_UP: u64 = 64;
 
-/// A tick this much before a sample's due time (at most a quarter interval) still takes it,
-/// keeping the clock's phase (the next sample stays due one interval after this one's due
-/// time), so the average rate is exact. The sampler thread arms every CPU whose due time
-/// is that near in the one wake-up: a wake-up costs ~20 us of the sampler's CPU on a
-/// virtual machine (`scripts/bench-wake.sh`), far more than a sample.
-pub const EARLY_NS: u64 = 20_000;
+/// A tick this much before a sample's due time (at most three quarters of an interval) still
+/// takes it, keeping the clock's phase (the next sample stays due one interval after this
+/// one's due time), so the average rate is exact; it never comes before the spacing limit
+/// ([`SampleClock::accept_at`]). The sampler thread arms (or samples) every CPU whose due time
+/// is that near in the one wake-up: a wake-up costs ~15-20 us of the sampler's CPU on a
+/// virtual machine (`scripts/bench-wake.sh`), far more than a sample, and where CPU threads
+/// share host cores each wake-up preempts one of them. The wider the window, the more often
+/// one wake-up serves two CPUs sampling at the same rate (whatever their phases: with a
+/// quarter interval a quarter of the time, with three quarters three quarters of it); with
+/// 4 CPUs on 2 host cores at 13,333/s (docs/benchmarks.md, 2026-11-27 08:00) the CPU threads
+/// kept 0.94-0.95 of their time for Hercules with three quarters, 0.93-0.94 with a half and
+/// 0.85-0.90 with a quarter.
+pub const EARLY_NS: u64 = 60_000;
 
 /// How long before its due time a clock of interval `interval_ns` takes a tick as due.
 pub fn early_window(interval_ns: u64) -> u64 {
-    EARLY_NS.min(interval_ns / 4)
+    EARLY_NS.min(interval_ns / 4 * 3)
 }
 
 /// The stretch of execution a sample stands for: CPU time and instructions since the

@@ -233,13 +233,26 @@ fn earliest(r: &Runtime) -> u64 {
         .unwrap_or(u64::MAX)
 }
 
+/// A CPU armed because its thread's time stood still is first looked at again 2^this quarter
+/// intervals on (4 intervals), then twice as late each time its thread still has not run.
+/// Its predicted arming traps the instruction at its instruction pointer, which its thread
+/// executes first when the host runs it again, so that looks before then only cost wake-ups:
+/// with 4 CPUs on 2 host cores, looking again a quarter interval on (as at a fresh arming of
+/// a running CPU) made 40% of the sampler's wake-ups (docs/benchmarks.md, 2026-11-27 05:00).
+/// A thread that runs without meeting its armed entries is escalated at that look, and the
+/// intervals it ran meanwhile are caught up.
+const STOOD_STILL_LOOKS: u32 = 4;
+
 /// What the sampler does about a CPU whose wall-clock deadline came.
 enum DueCheck {
     /// Its CPU time has not reached the due time while its thread runs: look again then.
     Wait(u64),
-    /// Arm it, handing the tick the CPU time read just before (None: not read, or the
-    /// thread's time stands still and the tick reads its own).
+    /// Arm it, handing the tick the CPU time read just before (None: not read, and the
+    /// tick reads its own).
     Arm(Option<u64>),
+    /// Arm it, its thread's time having stood still since the sampler's last look (it
+    /// waits, is stopped or the host does not run it): the tick reads its own time.
+    Stale,
 }
 
 /// A CPU's wall-clock deadline came: confirm on its thread's CPU clock (read from here, so
@@ -271,7 +284,7 @@ fn confirm_due(h: &hcpumf_host, cpu: u16, sh: &SchedShared, own: &SchedPrivate) 
     } else if c != seen {
         DueCheck::Wait(due - c)
     } else {
-        DueCheck::Arm(None)
+        DueCheck::Stale
     }
 }
 
@@ -324,7 +337,7 @@ fn full_arming_lost(now: Option<u64>, s: &TickSchedule) -> bool {
 
 /// Arm the CPUs whose deadline has come; return when to look again. A wake-up that arms one
 /// CPU also arms those whose deadline is less than EARLY_NS away, which the sampling clocks
-/// take as due: with several CPUs sampling, one wake-up (~20 us of CPU on a virtual machine)
+/// take as due: with several CPUs sampling, one wake-up (~15-20 us of CPU on a virtual machine)
 /// then serves several samples.
 fn scan(r: &Runtime, now: u64) -> u64 {
     let mut next = now + 100_000_000;
@@ -358,6 +371,7 @@ fn scan(r: &Runtime, now: u64) -> u64 {
             continue;
         }
         let mut read = None;
+        let mut stood_still = false;
         if !s.shared.armed.load(Ordering::Acquire) && st.alerts.pending().is_empty() {
             match confirm_due(h, i as u16, &s.shared, &s.private) {
                 DueCheck::Wait(wait) => {
@@ -372,6 +386,7 @@ fn scan(r: &Runtime, now: u64) -> u64 {
                     continue;
                 }
                 DueCheck::Arm(c) => read = c,
+                DueCheck::Stale => stood_still = true,
             }
         }
         // A running CPU whose due tick would only take basic samples or make an accounting
@@ -457,6 +472,11 @@ fn scan(r: &Runtime, now: u64) -> u64 {
                     .fetch_add(1, Ordering::Relaxed)
                     .min(16)
             }
+        } else if stood_still {
+            s.private
+                .stale_looks
+                .store(STOOD_STILL_LOOKS + 1, Ordering::Relaxed);
+            STOOD_STILL_LOOKS
         } else {
             s.private.stale_looks.store(0, Ordering::Relaxed);
             0

@@ -6,32 +6,33 @@ use super::*;
 fn the_sample_clock_keeps_its_phase() {
     let c = SampleClock::default();
     c.start(1000, 10_000, 0);
-    assert!(c.poll(10_500, 1).is_none(), "not due");
+    assert!(c.poll(10_200, 1).is_none(), "not due");
     assert!(c.poll(11_000, 2).is_some());
     assert!(c.poll(12_000, 3).is_some());
     assert_eq!(c.wake_at(), 13_000);
     assert_eq!(c.taken.load(Ordering::Relaxed), 2);
 }
 
-/// A tick up to EARLY_NS (at most a quarter interval) before the due time takes the
-/// sample, and the next is still due one interval after this one's due time.
+/// A tick up to EARLY_NS (at most three quarters of an interval) before the due time takes
+/// the sample, and the next is still due one interval after this one's due time.
 #[test]
 fn an_early_tick_samples_and_keeps_the_phase() {
     let c = SampleClock::default();
     c.start(100_000, 0, 0);
     assert!(c.poll(100_000, 1).is_some());
-    assert!(c.poll(179_000, 2).is_none(), "21 us early");
-    assert!(c.poll(181_000, 3).is_some(), "19 us early");
+    assert!(c.poll(139_000, 2).is_none(), "61 us early");
+    assert!(c.poll(141_000, 3).is_some(), "59 us early");
     assert_eq!(c.wake_at(), 300_000, "phase kept");
-    // Short intervals: at most a quarter interval early.
+    // Short intervals: at most three quarters of an interval early.
     let c = SampleClock::default();
     c.start(40_000, 0, 0);
     assert!(c.poll(40_000, 1).is_some());
     assert!(
-        c.poll(69_000, 2).is_none(),
-        "11 us early: more than a quarter"
+        c.poll(49_000, 2).is_none(),
+        "31 us early: more than three quarters"
     );
-    assert!(c.poll(71_000, 3).is_some());
+    assert!(c.poll(51_000, 3).is_some(), "29 us early");
+    assert_eq!(c.wake_at(), 120_000, "phase kept");
     assert_eq!(c.taken.load(Ordering::Relaxed), 2);
 }
 
@@ -168,29 +169,30 @@ fn busy_samples_over_the_sum_of_u_is_the_cpi_of_the_stretches() {
 }
 
 /// A dedicated CPU: wait time counts as sampling time. The clock starts at CPU time
-/// 1 ms with a 100-us interval; the CPU runs 40 us, then waits, its CPU time standing at
-/// 1.04 ms. The wait moves the due time back by as much as it lasted, so the first wait
-/// sample comes 60 us into the wait and one every 100 us after (sampling time 100, 200,
-/// ... us); the phase is kept when the CPU runs again, and the busy sample's stretch is
-/// CPU time only.
+/// 1 ms with a 100-us interval; the CPU runs 20 us, then waits, its CPU time standing at
+/// 1.02 ms. The wait moves the due time back by as much as it lasted, so the first wait
+/// sample comes 20 us into the wait (sampling time 40 us: the early window is 60 us) and one
+/// every 100 us after (sampling time 140, 240, ... us, for the intervals ending at 200, 300,
+/// ... us); the phase is kept when the CPU runs again, and the busy sample's stretch is CPU
+/// time only.
 #[test]
 fn a_dedicated_cpus_wait_is_sampling_time() {
     const B: u64 = 1_000_000;
     let c = SampleClock::default();
     c.start(100_000, B, 0);
     c.mark_wait(5_000_000);
-    assert!(c.poll(B + 40_000, 10).is_none(), "not due");
-    // 30 us into the wait: not due (the early window is 20 us).
-    assert_eq!(c.credit_wait(5_030_000), 30_000);
-    assert!(!c.poll_wait(B + 40_000, 10));
+    assert!(c.poll(B + 20_000, 10).is_none(), "not due");
+    // 10 us into the wait: not due (sampling time 30 us; due from 40 us).
+    assert_eq!(c.credit_wait(5_010_000), 10_000);
+    assert!(!c.poll_wait(B + 20_000, 10));
     // 60 us in: the sample of the interval ending at 100 us.
-    assert_eq!(c.credit_wait(5_060_000), 30_000);
-    assert!(c.poll_wait(B + 40_000, 10));
-    assert!(!c.poll_wait(B + 40_000, 10), "one per interval");
+    assert_eq!(c.credit_wait(5_060_000), 50_000);
+    assert!(c.poll_wait(B + 20_000, 10));
+    assert!(!c.poll_wait(B + 20_000, 10), "one per interval");
     assert_eq!(c.wake_at(), B + 140_000, "100 us more, CPU time standing");
-    // 370 us in (sampling time 410 us): the samples of 200, 300 and 400 us.
+    // 370 us in (sampling time 390 us): the samples of 200, 300 and 400 us.
     c.credit_wait(5_370_000);
-    let n = (0..10).take_while(|_| c.poll_wait(B + 40_000, 10)).count();
+    let n = (0..10).take_while(|_| c.poll_wait(B + 20_000, 10)).count();
     assert_eq!(n, 3);
     assert_eq!(
         (
@@ -199,11 +201,11 @@ fn a_dedicated_cpus_wait_is_sampling_time() {
         ),
         (4, 4)
     );
-    // The wait ends 380 us in (sampling time 420 us); the CPU runs on: the interval
-    // ending at 500 us is due 80 us of CPU time later, and the busy sample's stretch is
-    // the 120 us of CPU time and 30 instructions since the start.
+    // The wait ends 380 us in (sampling time 400 us); the CPU runs on: the interval
+    // ending at 500 us is due 100 us of CPU time later (taken from 40 us later), and the
+    // busy sample's stretch is the 120 us of CPU time and 30 instructions since the start.
     c.credit_wait(5_380_000);
-    assert!(c.poll(B + 95_000, 20).is_none());
+    assert!(c.poll(B + 55_000, 20).is_none());
     assert_eq!(
         c.poll(B + 120_000, 30),
         Some(Stretch {
