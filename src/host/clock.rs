@@ -16,7 +16,7 @@ pub const MAX_CATCH_UP: u64 = 64;
 /// share host cores each wake-up preempts one of them. The wider the window, the more often
 /// one wake-up serves two CPUs sampling at the same rate (whatever their phases: with a
 /// quarter interval a quarter of the time, with three quarters three quarters of it); with
-/// 4 CPUs on 2 host cores at 13,333/s (docs/benchmarks.md, 2026-11-27 08:00) the CPU threads
+/// 4 CPUs on 2 host cores at 13,333/s (docs/benchmarks.md, 2026-11-27 07:58) the CPU threads
 /// kept 0.94-0.95 of their time for Hercules with three quarters, 0.93-0.94 with a half and
 /// 0.85-0.90 with a quarter.
 pub const EARLY_NS: u64 = 60_000;
