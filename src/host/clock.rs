@@ -324,11 +324,10 @@ impl SampleClock {
             // of the running CPU.
             self.miss(self.wait_owed.swap(0, Ordering::Relaxed));
         }
-        let margin = self.margin_ns.load(Ordering::Relaxed).min(i / 2);
-        // The time the wake-up was asked for (see wake_at).
-        let spacing = self.spacing_limit(i);
-        let wake = (next - margin.min(next - 1)).max(spacing);
-        if now_ns < wake.saturating_sub(early_window(i)).max(spacing) {
+        // The time the wake-up was asked for, and the earliest a sample is taken: the one
+        // rule the sampler's due test follows too (accept_at).
+        let wake = self.wake_at();
+        if now_ns < self.accept_after(wake, i) {
             return None;
         }
         if self.last_ns.load(Ordering::Relaxed) != 0
@@ -436,8 +435,12 @@ impl SampleClock {
         if self.next_ns.load(Ordering::Relaxed) == 0 {
             return 1;
         }
-        self.wake_at()
-            .saturating_sub(early_window(i))
+        self.accept_after(self.wake_at(), i)
+    }
+    /// The earliest CPU time a sample is taken, the wake-up having been asked for at `wake`
+    /// (interval `i`): the early window before it, never before the spacing limit.
+    fn accept_after(&self, wake: u64, i: u64) -> u64 {
+        wake.saturating_sub(early_window(i))
             .max(self.spacing_limit(i))
             .max(1)
     }
