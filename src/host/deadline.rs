@@ -41,6 +41,9 @@ pub fn schedule(cpu_no: u16, deadline: u64) {
     if deadline.saturating_add(WAKE_TOLERANCE_NS)
         < r.sampler_state.sleep_target.load(Ordering::SeqCst)
     {
+        r.sampler_state
+            .woken_for_inv
+            .fetch_max(u64::MAX - deadline, Ordering::Relaxed);
         r.sampler_state.sleep_target.store(0, Ordering::SeqCst);
         wake_sampler(r);
     }

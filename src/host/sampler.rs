@@ -181,6 +181,7 @@ fn sampler_loop(placement: &mut SamplerPlacement) {
         // misses sees the published target and unparks us (SeqCst on both sides), and an
         // unpark that comes before the park makes the park return at once.
         r.sampler_state.sleep_target.store(0, Ordering::SeqCst);
+        st.woken_for_inv.store(0, Ordering::Relaxed);
         let now = wall_ns();
         let mut next = scan(r, now);
         r.sampler_state.sleep_target.store(next, Ordering::SeqCst);
@@ -196,10 +197,17 @@ fn sampler_loop(placement: &mut SamplerPlacement) {
             r.sampler_state.sleep_target.store(next, Ordering::SeqCst);
             remote::pass_ends();
             std::thread::park_timeout(Duration::from_nanos(next - now2));
-            // Woken late (a CPU's unpark only ever wakes it early).
+            // Woken late: after the time it slept for, or after the deadline of a CPU that
+            // woke it earlier (a sampler the host does not run, woken for a CPU's deadline,
+            // leaves that CPU unsampled from then on), but never counting the time before it
+            // went to sleep (the pass's own, counted as `held`).
             let woke = wall_ns();
             st.beat.store(woke, Ordering::Release);
-            let late = woke.saturating_sub(next);
+            let asked = match st.woken_for_inv.load(Ordering::Relaxed) {
+                0 => next,
+                inv => next.min(u64::MAX - inv).max(now2),
+            };
+            let late = woke.saturating_sub(asked);
             bump(&st.sleeps, 1);
             if late > st.oversleep_max.load(Ordering::Relaxed) {
                 st.oversleep_max.store(late, Ordering::Relaxed);
