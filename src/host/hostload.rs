@@ -48,17 +48,57 @@ pub struct OthersLoad {
     busy_ticks: u64,
     own_ns: u64,
     tick_ns: u64,
+    whose: Own,
+}
+
+/// Whose CPU time a window takes for our own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Own {
+    /// The calling thread's (the sampler's): other threads of Hercules count as others'.
+    Thread,
+    /// The whole process's (Hercules): only other processes' count.
+    Process,
+}
+
+impl Own {
+    fn cpu_ns(self) -> u64 {
+        match self {
+            Own::Thread => thread_cpu_ns(),
+            Own::Process => process_cpu_ns(),
+        }
+    }
+}
+
+/// Host CPU time of the whole process in nanoseconds (0 if it cannot be read).
+fn process_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec we own.
+    if unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) } != 0 {
+        return 0;
+    }
+    (ts.tv_sec as u64)
+        .wrapping_mul(1_000_000_000)
+        .wrapping_add(ts.tv_nsec as u64)
 }
 
 impl OthersLoad {
-    /// Start a window over `cores` now.
+    /// Start a window over `cores` now, the sampler's own time not others'.
     pub fn start(cores: &[usize]) -> Self {
+        Self::start_for(cores, Own::Thread)
+    }
+
+    /// Start a window over `cores` now, `whose` time not others'.
+    pub fn start_for(cores: &[usize], whose: Own) -> Self {
         let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
         OthersLoad {
             at: Instant::now(),
             busy_ticks: busy_ticks(&stat, cores),
-            own_ns: thread_cpu_ns(),
+            own_ns: whose.cpu_ns(),
             tick_ns: tick_ns(),
+            whose,
         }
     }
 
@@ -75,7 +115,7 @@ impl OthersLoad {
         let wall = u64::try_from(self.at.elapsed().as_nanos()).unwrap_or(u64::MAX);
         Some(others(
             busy.saturating_sub(self.busy_ticks) * self.tick_ns,
-            thread_cpu_ns().saturating_sub(self.own_ns),
+            self.whose.cpu_ns().saturating_sub(self.own_ns),
             wall,
             cores.len(),
         ))
@@ -115,6 +155,24 @@ mod tests {
         assert_eq!(others(100_000_000, 120_000_000, 200_000_000, 1), 0);
         // Two cores, another process using one of them fully: half a core per core.
         assert_eq!(others(200_000_000, 0, 200_000_000, 2), 500);
+    }
+
+    #[test]
+    fn a_process_window_takes_every_thread_of_ours_for_ours() {
+        let w = OthersLoad::start_for(&[0], Own::Process);
+        let t0 = process_cpu_ns();
+        // Burn a little CPU on another thread of this process.
+        std::thread::spawn(|| {
+            let until = Instant::now() + std::time::Duration::from_millis(20);
+            while Instant::now() < until {}
+        })
+        .join()
+        .ok();
+        assert!(
+            process_cpu_ns() >= t0 + 10_000_000,
+            "another thread's time is ours"
+        );
+        assert!(w.others_permille(&[0]).is_some());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! again every REVIEW_MS.
 
 use crate::host::clock::MAX_CATCH_UP;
-use crate::host::hostload::OthersLoad;
+use crate::host::hostload::{OthersLoad, Own};
 use crate::host::meter::bump;
 use crate::host::state::{rt, Runtime};
 use std::sync::atomic::Ordering;
@@ -72,6 +72,11 @@ pub struct SamplerPlacement {
     above_until: Option<Instant>,
     /// How long the last such hold lasted.
     above_hold: Duration,
+    /// The window measuring other processes' use of every core the sampler may run on
+    /// (all of Hercules' threads are ours), and whether the last one left room below the
+    /// real-time CPU threads ([`room_below`]; false until one is measured).
+    room: Option<OthersLoad>,
+    room_below: bool,
 }
 
 /// A wake-up of an ordinary-thread sampler this late says another process holds its core
@@ -154,6 +159,8 @@ impl SamplerPlacement {
             below: false,
             above_until: None,
             above_hold: ABOVE_FIRST,
+            room: None,
+            room_below: false,
         };
         // Until the first window has shown a core free of other processes: real-time.
         p.set_realtime(policy != Policy::Never);
@@ -291,8 +298,10 @@ impl SamplerPlacement {
         if st_rescued(r) || (self.below && starved_below(dm, dt)) {
             self.hold_above();
         }
+        self.measure_room(busy.len());
         let cpu_prio = self.cpu_rt_priority.max(self.scanned_rt_priority);
         let below = self.realtime
+            && self.room_below
             && self.policy != Policy::Never
             && cpu_prio > 1
             && self.cpu_threads > 0
@@ -377,6 +386,21 @@ impl SamplerPlacement {
         self.load = Some((OthersLoad::start(want), want.to_vec()));
     }
 
+    /// Other processes' use of the cores the sampler may run on, `busy` of them running CPU
+    /// threads: end the window when it is LOAD_WINDOW_MS old, start the next.
+    fn measure_room(&mut self, busy: usize) {
+        if let Some(w) = &self.room {
+            if w.age() < Duration::from_millis(LOAD_WINDOW_MS) {
+                return;
+            }
+            let n = self.allowed.len();
+            self.room_below = w
+                .others_permille(&self.allowed)
+                .is_some_and(|p| room_below(p.saturating_mul(n as u64), n, busy));
+        }
+        self.room = Some(OthersLoad::start_for(&self.allowed, Own::Process));
+    }
+
     /// Add the time since the last switch (or look) to the real-time or ordinary total.
     fn account_policy_time(&mut self) {
         let now = Instant::now();
@@ -448,6 +472,22 @@ impl SamplerPlacement {
 fn starved_below(missed: u64, taken: u64) -> bool {
     missed > MAX_CATCH_UP && missed.saturating_mul(4) > missed + taken
 }
+
+/// Do other processes, using `others_milli` thousandths of a core in all of `cores` host
+/// cores, `busy` of which run our CPU threads, leave a sampler below the real-time CPU threads
+/// room to run? Only with ROOM_MILLI of a core free of both. A core that another process
+/// fills (a second Hercules whose real-time CPU threads take the cores ours leave, seen
+/// where two Hyperion runs as root share 2 cores) starves the sampler below until its guard
+/// raises it (GUARD_PERIOD and more: 260 intervals of a CPU sampling at 20,000/s missed at
+/// once), so the sampler stays above the CPU threads there. Other processes' load may be of
+/// ordinary threads, which a real-time sampler would not wait for: this errs towards above.
+fn room_below(others_milli: u64, cores: usize, busy: usize) -> bool {
+    (cores.saturating_sub(busy) as u64 * 1000).saturating_sub(others_milli) >= ROOM_MILLI
+}
+
+/// A core's worth of room below the real-time CPU threads, less what a few other threads
+/// (an editor, a shell, the kernel's own work) use now and then.
+const ROOM_MILLI: u64 = 700;
 
 /// Did the guard raise the sampler since this was last asked?
 fn st_rescued(r: &Runtime) -> bool {

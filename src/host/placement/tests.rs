@@ -18,6 +18,23 @@ fn only_a_clock_that_gave_up_says_starved() {
     );
 }
 
+/// Below the real-time CPU threads only where other processes leave most of a core free.
+#[test]
+fn the_sampler_goes_below_only_with_a_core_left_free() {
+    // Two cores, one CPU thread of ours, nothing else: a core free.
+    assert!(room_below(0, 2, 1));
+    assert!(room_below(300, 2, 1), "a few percent of others' work");
+    // Another Hercules' CPU thread on the other core.
+    assert!(!room_below(1000, 2, 1));
+    assert!(!room_below(301, 2, 1));
+    // Our CPU threads on every core: no room whatever the others do.
+    assert!(!room_below(0, 2, 2));
+    assert!(!room_below(0, 2, 3), "more CPU threads than cores");
+    // Four cores, one CPU thread, another process filling two: one core free.
+    assert!(room_below(2000, 4, 1));
+    assert!(!room_below(2400, 4, 1));
+}
+
 #[test]
 fn a_thread_core_is_read_from_proc() {
     let tid = crate::host::tick::thread_id();
