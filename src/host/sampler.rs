@@ -197,17 +197,9 @@ fn sampler_loop(placement: &mut SamplerPlacement) {
             r.sampler_state.sleep_target.store(next, Ordering::SeqCst);
             remote::pass_ends();
             std::thread::park_timeout(Duration::from_nanos(next - now2));
-            // Woken late: after the time it slept for, or after the deadline of a CPU that
-            // woke it earlier (a sampler the host does not run, woken for a CPU's deadline,
-            // leaves that CPU unsampled from then on), but never counting the time before it
-            // went to sleep (the pass's own, counted as `held`).
             let woke = wall_ns();
             st.beat.store(woke, Ordering::Release);
-            let asked = match st.woken_for_inv.load(Ordering::Relaxed) {
-                0 => next,
-                inv => next.min(u64::MAX - inv).max(now2),
-            };
-            let late = woke.saturating_sub(asked);
+            let late = lateness(woke, next, st.woken_for_inv.load(Ordering::Relaxed), now2);
             bump(&st.sleeps, 1);
             if late > st.oversleep_max.load(Ordering::Relaxed) {
                 st.oversleep_max.store(late, Ordering::Relaxed);
@@ -217,6 +209,20 @@ fn sampler_loop(placement: &mut SamplerPlacement) {
         }
         pass = wall_ns();
     }
+}
+
+/// How late the sampler woke at `woke`, having gone to sleep at `slept` until `next`: after
+/// that, or after the deadline of a CPU that woke it earlier (`woken_for_inv`, as
+/// `SamplerState::woken_for_inv` holds it; 0: none), whichever came first. A sampler the host
+/// does not run once a CPU woke it leaves that CPU unsampled from its deadline on, however
+/// far its own target lay. Never counting the time before it went to sleep (the pass's own,
+/// counted as held up).
+fn lateness(woke: u64, next: u64, woken_for_inv: u64, slept: u64) -> u64 {
+    let asked = match woken_for_inv {
+        0 => next,
+        inv => next.min(u64::MAX - inv).max(slept),
+    };
+    woke.saturating_sub(asked)
 }
 
 /// Count a late wake-up, or a pass that took long, of `ns` by the steps it exceeds, and its
@@ -518,6 +524,22 @@ fn scan(r: &Runtime, now: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Late against its own target, or against the earlier deadline of a CPU that woke it,
+    /// but never for the time before it slept.
+    #[test]
+    fn a_wake_up_is_late_against_the_first_deadline_asked_for() {
+        // Slept at 1,000 until 11,000: woken at 11,500 is 500 late.
+        assert_eq!(lateness(11_500, 11_000, 0, 1_000), 500);
+        assert_eq!(lateness(10_000, 11_000, 0, 1_000), 0, "on time");
+        // A CPU woke it for 3,000 and it ran at 9,000: 6,000 late, though before its target.
+        assert_eq!(lateness(9_000, 11_000, u64::MAX - 3_000, 1_000), 6_000);
+        // A later deadline (past its target) changes nothing.
+        assert_eq!(lateness(11_500, 11_000, u64::MAX - 20_000, 1_000), 500);
+        // A deadline already past when it went to sleep (posted during the pass): late only
+        // from the sleep on.
+        assert_eq!(lateness(1_200, 11_000, u64::MAX - 500, 1_000), 200);
+    }
 
     /// The supervisor runs the loop again after a panic while the handler says so, tells it
     /// each panic with its place and message, and returns when the loop returns.
