@@ -351,6 +351,15 @@ impl SamplerPlacement {
         if self.policy == Policy::AsNeeded && !free.is_empty() {
             self.measure_load(&want);
         }
+        // Cores widened before the priority changes, narrowed after. Moved below the CPU
+        // threads while still kept to the timer thread's core, where the CPU thread ran, the
+        // sampler waited there until its guard raised it, 20 ms later: at every run's first
+        // move below and after every hold (docs/benchmarks.md, 2026-11-27 11:59). Kept to a
+        // new core first and raised after, it could wait there the same way.
+        let widening = self.current.iter().all(|c| want.contains(c));
+        if widening {
+            self.keep_to(&want);
+        }
         let recently_late = self.realtime_until.is_some_and(|t| Instant::now() < t);
         self.set_realtime(match self.policy {
             Policy::Always => true,
@@ -359,11 +368,15 @@ impl SamplerPlacement {
                 free.is_empty() || self.allowed.len() < 2 || recently_late || !self.cores_quiet
             }
         });
-        if self.allowed.len() < 2 {
-            return;
+        if !widening {
+            self.keep_to(&want);
         }
-        if want != self.current && set_affinity(&want) {
-            self.current = want;
+    }
+
+    /// Keep the sampler to the host cores `want` (with two or more allowed).
+    fn keep_to(&mut self, want: &[usize]) {
+        if self.allowed.len() >= 2 && want != self.current && set_affinity(want) {
+            self.current = want.to_vec();
         }
     }
 
