@@ -42,8 +42,8 @@ pub fn schedule(cpu_no: u16, deadline: u64) {
         < r.sampler_state.sleep_target.load(Ordering::SeqCst)
     {
         r.sampler_state
-            .woken_for_inv
-            .fetch_max(u64::MAX - deadline, Ordering::Relaxed);
+            .woken_for
+            .fetch_min(deadline, Ordering::Relaxed);
         r.sampler_state.sleep_target.store(0, Ordering::SeqCst);
         wake_sampler(r);
     }

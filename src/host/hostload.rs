@@ -3,7 +3,7 @@
 //! no CPU thread of ours runs on may still run another process, which then delays an
 //! ordinary-thread sampler by a time slice at a time (milliseconds: tens of intervals).
 
-use crate::host::meter::thread_cpu_ns;
+use crate::host::meter::{process_cpu_ns, thread_cpu_ns};
 use std::time::Instant;
 
 /// Busy time of the listed cores, in the kernel's clock ticks, from the text of /proc/stat
@@ -67,21 +67,6 @@ impl Own {
             Own::Process => process_cpu_ns(),
         }
     }
-}
-
-/// Host CPU time of the whole process in nanoseconds (0 if it cannot be read).
-fn process_cpu_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes the timespec we own.
-    if unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) } != 0 {
-        return 0;
-    }
-    (ts.tv_sec as u64)
-        .wrapping_mul(1_000_000_000)
-        .wrapping_add(ts.tv_nsec as u64)
 }
 
 impl OthersLoad {

@@ -181,7 +181,7 @@ fn sampler_loop(placement: &mut SamplerPlacement) {
         // misses sees the published target and unparks us (SeqCst on both sides), and an
         // unpark that comes before the park makes the park return at once.
         r.sampler_state.sleep_target.store(0, Ordering::SeqCst);
-        st.woken_for_inv.store(0, Ordering::Relaxed);
+        st.woken_for.store(u64::MAX, Ordering::Relaxed);
         let now = wall_ns();
         let mut next = scan(r, now);
         r.sampler_state.sleep_target.store(next, Ordering::SeqCst);
@@ -199,7 +199,7 @@ fn sampler_loop(placement: &mut SamplerPlacement) {
             std::thread::park_timeout(Duration::from_nanos(next - now2));
             let woke = wall_ns();
             st.beat.store(woke, Ordering::Release);
-            let late = lateness(woke, next, st.woken_for_inv.load(Ordering::Relaxed), now2);
+            let late = lateness(woke, next, st.woken_for.load(Ordering::Relaxed), now2);
             bump(&st.sleeps, 1);
             if late > st.oversleep_max.load(Ordering::Relaxed) {
                 st.oversleep_max.store(late, Ordering::Relaxed);
@@ -212,17 +212,12 @@ fn sampler_loop(placement: &mut SamplerPlacement) {
 }
 
 /// How late the sampler woke at `woke`, having gone to sleep at `slept` until `next`: after
-/// that, or after the deadline of a CPU that woke it earlier (`woken_for_inv`, as
-/// `SamplerState::woken_for_inv` holds it; 0: none), whichever came first. A sampler the host
-/// does not run once a CPU woke it leaves that CPU unsampled from its deadline on, however
-/// far its own target lay. Never counting the time before it went to sleep (the pass's own,
-/// counted as held up).
-fn lateness(woke: u64, next: u64, woken_for_inv: u64, slept: u64) -> u64 {
-    let asked = match woken_for_inv {
-        0 => next,
-        inv => next.min(u64::MAX - inv).max(slept),
-    };
-    woke.saturating_sub(asked)
+/// that, or after the deadline `woken_for` of a CPU that woke it earlier (u64::MAX: none),
+/// whichever came first. A sampler the host does not run once a CPU woke it leaves that CPU
+/// unsampled from its deadline on, however far its own target lay. Never counting the time
+/// before it went to sleep (the pass's own, counted as held up).
+fn lateness(woke: u64, next: u64, woken_for: u64, slept: u64) -> u64 {
+    woke.saturating_sub(next.min(woken_for).max(slept))
 }
 
 /// Count a late wake-up, or a pass that took long, of `ns` by the steps it exceeds, and its
@@ -530,15 +525,15 @@ mod tests {
     #[test]
     fn a_wake_up_is_late_against_the_first_deadline_asked_for() {
         // Slept at 1,000 until 11,000: woken at 11,500 is 500 late.
-        assert_eq!(lateness(11_500, 11_000, 0, 1_000), 500);
-        assert_eq!(lateness(10_000, 11_000, 0, 1_000), 0, "on time");
+        assert_eq!(lateness(11_500, 11_000, u64::MAX, 1_000), 500);
+        assert_eq!(lateness(10_000, 11_000, u64::MAX, 1_000), 0, "on time");
         // A CPU woke it for 3,000 and it ran at 9,000: 6,000 late, though before its target.
-        assert_eq!(lateness(9_000, 11_000, u64::MAX - 3_000, 1_000), 6_000);
+        assert_eq!(lateness(9_000, 11_000, 3_000, 1_000), 6_000);
         // A later deadline (past its target) changes nothing.
-        assert_eq!(lateness(11_500, 11_000, u64::MAX - 20_000, 1_000), 500);
+        assert_eq!(lateness(11_500, 11_000, 20_000, 1_000), 500);
         // A deadline already past when it went to sleep (posted during the pass): late only
         // from the sleep on.
-        assert_eq!(lateness(1_200, 11_000, u64::MAX - 500, 1_000), 200);
+        assert_eq!(lateness(1_200, 11_000, 500, 1_000), 200);
     }
 
     /// The supervisor runs the loop again after a panic while the handler says so, tells it

@@ -78,10 +78,10 @@ pub struct SamplerState {
     /// Wall time (ns since the epoch) until which the sampler sleeps; a CPU that needs an
     /// earlier tick wakes it.
     pub sleep_target: AtomicU64,
-    /// The earliest deadline for which a CPU woke the sampler before its sleep target, as
-    /// `u64::MAX - deadline` (0: none since the pass began): a wake-up is late against that
-    /// deadline, not only against the target it slept for (`host::sampler`).
-    pub woken_for_inv: AtomicU64,
+    /// The earliest deadline for which a CPU woke the sampler before its sleep target
+    /// (u64::MAX: none since the pass began): a wake-up is late against that deadline, not
+    /// only against the target it slept for (`host::sampler`).
+    pub woken_for: AtomicU64,
     /// The sampler's timed sleeps, how late the host woke it (ns, the most), how long one
     /// pass of its loop (placement review and scan) took at most, and how often either
     /// exceeded each of LATE_STEPS_US (`hcpumf status`: a sampler late or held up L leaves
