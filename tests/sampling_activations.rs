@@ -277,10 +277,12 @@ fn run_activations(numcpu: u32) {
                     kind.stored
                 ));
             }
-            // The rings hold 1,008 entries (1,134 for kind 6): none may have wrapped.
-            if kind.most >= 1008 {
-                fail(format!("{} entries: the ring wrapped", kind.most));
-            }
+            // The rings hold 1,008 entries (1,134 for kind 6). A ring fills only in an
+            // activation with more intervals than that: a spin the host stretched three times
+            // and more (seen with a compiler running beside the suite), whose lost samples the
+            // trailers count as overflow ("Trailer Entries") and the host's charge below
+            // explains. Full in fewer intervals, entries were stored where none was due.
+            let ring = if k == 6 { 1134 } else { 1008 };
             // Every activation. The spin's usual cycles per instruction: a quarter of the
             // activations take no more (the sampling it pays for included).
             let acts = activations(&out, cpu, k as u64);
@@ -315,6 +317,11 @@ fn run_activations(numcpu: u32) {
                             a.stored,
                             a.cycles as f64 / a.instructions.max(1) as f64
                         ),
+                    ));
+                }
+                if a.stored >= ring && e < ring as f64 {
+                    fail(format!(
+                        "round {r}: the ring of {ring} entries filled in {e:.1} intervals"
                     ));
                 }
                 if a.stored as f64 > e + ABOVE {
