@@ -161,33 +161,48 @@ impl Meter {
         // An interval with no start (the first point) or across a reset says nothing of the
         // rate.
         let mut learn = last_ns != 0;
-        let di = if raw.prevcount > last_prev
-            && raw.instcount >= last_inst
-            && raw.instcount >= folded
-            && self.double_fold(
-                raw.instcount - last_inst,
-                total.wrapping_sub(last_total),
-                dns,
-            ) {
-            // Hercules' timer thread folded `instcount` into `prevcount` but the CPU thread's
-            // concurrent `instcount += 12` undid the zeroing, so the fold was counted twice:
-            // only the growth of `instcount` is new.
-            raw.instcount - last_inst
-        } else if total >= last_total {
-            total - last_total
-        } else if self.rebase_pending.swap(false, Ordering::Relaxed) {
-            // CPU reset, IPL: Hercules zeroed the counts. What the CPU ran before says
-            // nothing of its rate now (an IPL starts another program).
-            self.rate_milli.store(0, Ordering::Relaxed);
-            self.win_inst.store(0, Ordering::Relaxed);
-            self.win_ns.store(0, Ordering::Relaxed);
-            learn = false;
-            total
-        } else {
-            // Read between the timer thread's two stores of the fold: nothing new yet.
-            return self.reading();
-        };
-        self.raw_inst.store(raw.instcount, Ordering::Relaxed);
+        // What Hercules' `instcount` is now, as far as the next point is concerned.
+        let mut inst_now = raw.instcount;
+        let di =
+            if raw.prevcount > last_prev && raw.instcount == folded && raw.instcount >= last_inst {
+                // A reading torn by the fold: the CPU thread read `instcount` just before the
+                // timer thread zeroed it and `prevcount` just after the fold was added (the two
+                // are read one after the other, without Hercules' lock). The CPU executes no
+                // instruction while it reads, so the count it read is exactly the fold. Taken
+                // as it stands, the next readings (the real, zeroed count) would fall below it
+                // and the count would stand still for a second's worth of instructions: every
+                // sample put off meanwhile, the CPU armed again and again (seen on 3.13 with two
+                // CPUs sampling: 5 s of a CPU's time in ticks, 268,898 samples put off).
+                inst_now = 0;
+                raw.instcount - last_inst
+            } else if raw.prevcount > last_prev
+                && raw.instcount >= last_inst
+                && raw.instcount >= folded
+                && self.double_fold(
+                    raw.instcount - last_inst,
+                    total.wrapping_sub(last_total),
+                    dns,
+                )
+            {
+                // Hercules' timer thread folded `instcount` into `prevcount` but the CPU thread's
+                // concurrent `instcount += 12` undid the zeroing, so the fold was counted twice:
+                // only the growth of `instcount` is new.
+                raw.instcount - last_inst
+            } else if total >= last_total {
+                total - last_total
+            } else if self.rebase_pending.swap(false, Ordering::Relaxed) {
+                // CPU reset, IPL: Hercules zeroed the counts. What the CPU ran before says
+                // nothing of its rate now (an IPL starts another program).
+                self.rate_milli.store(0, Ordering::Relaxed);
+                self.win_inst.store(0, Ordering::Relaxed);
+                self.win_ns.store(0, Ordering::Relaxed);
+                learn = false;
+                total
+            } else {
+                // Read between the timer thread's two stores of the fold: nothing new yet.
+                return self.reading();
+            };
+        self.raw_inst.store(inst_now, Ordering::Relaxed);
         self.raw_prev.store(raw.prevcount, Ordering::Relaxed);
         if now_ns > last_ns {
             self.raw_ns.store(now_ns, Ordering::Relaxed);

@@ -270,3 +270,23 @@ fn a_fold_undone_counts_once_with_the_clock_off() {
         assert_eq!(r.instructions - first.instructions, 720_000, "skew {skew}");
     }
 }
+
+/// The CPU thread reads `instcount` and then `prevcount` without Hercules' lock; the timer's
+/// fold can fall between the two reads, which then show the fold twice (the count before
+/// the zeroing, the sum after it). The next readings, of the real zeroed count, must count
+/// on from the fold, not stand still until the count passes the torn reading.
+#[test]
+fn a_reading_torn_by_the_fold_does_not_stop_the_count() {
+    let m = Meter::default();
+    for k in 0..4u64 {
+        m.account(raw(180_000 * k, 0), 1_000_000 * (k + 1), false, false);
+    }
+    // The fold of 600,000 lands between the two reads.
+    let r = m.account(raw(600_000, 600_000), 4_333_333, false, false);
+    assert_eq!(r.instructions, 600_000);
+    // 12 instructions later, and a millisecond later: the count goes on from the fold.
+    let r = m.account(raw(12, 600_000), 4_333_400, false, false);
+    assert_eq!(r.instructions, 600_012);
+    let r = m.account(raw(180_000, 600_000), 5_333_333, false, false);
+    assert_eq!(r.instructions, 780_000);
+}
