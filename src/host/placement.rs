@@ -302,12 +302,8 @@ impl SamplerPlacement {
         if st_rescued(r) || (self.below && starved_below(dm, dt)) {
             self.hold_above();
         }
+        self.measure_room(busy.len());
         let cpu_prio = self.cpu_rt_priority.max(self.scanned_rt_priority);
-        // The room below matters only under real-time CPU threads (3.13's are ordinary):
-        // without them, no read of the host's load every window.
-        if cpu_prio > 1 {
-            self.measure_room(busy.len());
-        }
         let below = self.realtime
             && self.room_below
             && self.policy != Policy::Never
