@@ -172,11 +172,3 @@ pub fn host_core() -> u32 {
     let c = unsafe { libc::sched_getcpu() };
     u32::try_from(c).unwrap_or(u32::MAX)
 }
-
-/// The CPU thread's time may be at most this far from the sampler's reading when the tick
-/// uses it: beyond, the thread was not running in between and the tick reads its own time.
-pub const ARM_TRUST_NS: u64 = 20_000;
-// The meter's fold judgement allows for a point's CPU time this far ahead of the real one.
-const _: () = assert!(
-    crate::host::meter::CLOCK_RESYNC_NS + ARM_TRUST_NS <= crate::host::meter::CLOCK_AHEAD_MAX_NS
-);

@@ -161,47 +161,44 @@ impl Meter {
         // An interval with no start (the first point) or across a reset says nothing of the
         // rate.
         let mut learn = last_ns != 0;
+        let fold_seen =
+            raw.prevcount > last_prev && raw.instcount >= last_inst && raw.instcount >= folded;
+        // A reading torn by the fold: the CPU thread read `instcount` just before the timer
+        // thread zeroed it and `prevcount` just after the fold was added (the two are read
+        // one after the other, without Hercules' lock). The CPU executes no instruction while
+        // it reads, so the count it read is exactly the fold. Taken as it stands, the next
+        // readings (the real, zeroed count) would fall below it and the count would stand
+        // still for a second's worth of instructions: every sample put off meanwhile, the CPU
+        // armed again and again (seen on 3.13 with two CPUs sampling: 5 s of a CPU's time in
+        // ticks, 268,898 samples put off).
+        let torn = fold_seen && raw.instcount == folded;
         // What Hercules' `instcount` is now, as far as the next point is concerned.
-        let mut inst_now = raw.instcount;
-        let di =
-            if raw.prevcount > last_prev && raw.instcount == folded && raw.instcount >= last_inst {
-                // A reading torn by the fold: the CPU thread read `instcount` just before the
-                // timer thread zeroed it and `prevcount` just after the fold was added (the two
-                // are read one after the other, without Hercules' lock). The CPU executes no
-                // instruction while it reads, so the count it read is exactly the fold. Taken
-                // as it stands, the next readings (the real, zeroed count) would fall below it
-                // and the count would stand still for a second's worth of instructions: every
-                // sample put off meanwhile, the CPU armed again and again (seen on 3.13 with two
-                // CPUs sampling: 5 s of a CPU's time in ticks, 268,898 samples put off).
-                inst_now = 0;
-                raw.instcount - last_inst
-            } else if raw.prevcount > last_prev
-                && raw.instcount >= last_inst
-                && raw.instcount >= folded
-                && self.double_fold(
+        let inst_now = if torn { 0 } else { raw.instcount };
+        let di = if fold_seen
+            && (torn
+                || self.double_fold(
                     raw.instcount - last_inst,
                     total.wrapping_sub(last_total),
                     dns,
-                )
-            {
-                // Hercules' timer thread folded `instcount` into `prevcount` but the CPU thread's
-                // concurrent `instcount += 12` undid the zeroing, so the fold was counted twice:
-                // only the growth of `instcount` is new.
-                raw.instcount - last_inst
-            } else if total >= last_total {
-                total - last_total
-            } else if self.rebase_pending.swap(false, Ordering::Relaxed) {
-                // CPU reset, IPL: Hercules zeroed the counts. What the CPU ran before says
-                // nothing of its rate now (an IPL starts another program).
-                self.rate_milli.store(0, Ordering::Relaxed);
-                self.win_inst.store(0, Ordering::Relaxed);
-                self.win_ns.store(0, Ordering::Relaxed);
-                learn = false;
-                total
-            } else {
-                // Read between the timer thread's two stores of the fold: nothing new yet.
-                return self.reading();
-            };
+                )) {
+            // Torn, or Hercules' timer thread folded `instcount` into `prevcount` but the CPU
+            // thread's concurrent `instcount += 12` undid the zeroing, so the fold was counted
+            // twice: either way only the growth of `instcount` is new.
+            raw.instcount - last_inst
+        } else if total >= last_total {
+            total - last_total
+        } else if self.rebase_pending.swap(false, Ordering::Relaxed) {
+            // CPU reset, IPL: Hercules zeroed the counts. What the CPU ran before says
+            // nothing of its rate now (an IPL starts another program).
+            self.rate_milli.store(0, Ordering::Relaxed);
+            self.win_inst.store(0, Ordering::Relaxed);
+            self.win_ns.store(0, Ordering::Relaxed);
+            learn = false;
+            total
+        } else {
+            // Read between the timer thread's two stores of the fold: nothing new yet.
+            return self.reading();
+        };
         self.raw_inst.store(inst_now, Ordering::Relaxed);
         self.raw_prev.store(raw.prevcount, Ordering::Relaxed);
         if now_ns > last_ns {
@@ -408,10 +405,13 @@ pub fn thread_run_ns(tid: u32) -> Option<u64> {
 const RATE_WINDOW_NS: u64 = 1_000_000;
 /// The rate may be off by 1/RATE_DOUBT of itself.
 const RATE_DOUBT: u64 = 10;
+/// The CPU thread's time may be at most this far from the sampler's reading when the tick
+/// uses it: beyond, the thread was not running in between and the tick reads its own time.
+pub const ARM_TRUST_NS: u64 = 20_000;
 /// How far ahead of the thread's real CPU time an accounting point's time can be: the
 /// meter's wall-clock extrapolation (CLOCK_RESYNC_NS) of a time the tick adopted from the
-/// sampler's reading up to `deadline::ARM_TRUST_NS` old (deadline.rs checks the bound).
-pub const CLOCK_AHEAD_MAX_NS: u64 = CLOCK_RESYNC_NS + 20_000;
+/// sampler's reading up to ARM_TRUST_NS old.
+const CLOCK_AHEAD_MAX_NS: u64 = CLOCK_RESYNC_NS + ARM_TRUST_NS;
 /// More instructions per nanosecond of host CPU time than any interpreter executes.
 const MAX_INST_PER_NS: u64 = 4;
 

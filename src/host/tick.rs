@@ -7,8 +7,8 @@
 //! 3. `run::sample`: a HIS run's sampling: an entry into the run's own block;
 //! 4. the next accounting point, a pending measurement alert to present, the next deadline.
 
-use crate::host::deadline::{host_core, reschedule_at, wall_of, ARM_TRUST_NS};
-use crate::host::meter::{bump, mono_ns, RawCounts};
+use crate::host::deadline::{host_core, reschedule_at, wall_of};
+use crate::host::meter::{bump, mono_ns, RawCounts, ARM_TRUST_NS};
 use crate::host::services::tod_or_now;
 use crate::host::state::{self, CpuState};
 use crate::host::storage::HostStorage;

@@ -235,9 +235,7 @@ fn a_fold_soon_after_an_ipl_counts_everything() {
 fn a_fold_after_a_wait_counts_everything_within_the_clocks_doubt() {
     let m = Meter::default();
     // 180 instructions per us for 3 ms: the rate.
-    for k in 0..4u64 {
-        m.account(raw(180_000 * k, 0), 1_000_000 * (k + 1), false, false);
-    }
+    steady(&m, 0);
     // A normal fold of 550,000, 20,000 run after it; the point's time 200 us ahead.
     let before = m.account(raw(20_000, 550_000), 4_311_111, false, false);
     assert_eq!(before.instructions, 570_000);
@@ -255,10 +253,7 @@ fn a_fold_undone_counts_once_with_the_clock_off() {
     const B: u64 = 179_000_000;
     for skew in [0u64, 220_000] {
         let m = Meter::default();
-        let first = m.account(raw(B, 0), 1_000_000, false, false);
-        for k in 1..4u64 {
-            m.account(raw(B + 180_000 * k, 0), 1_000_000 * (k + 1), false, false);
-        }
+        let first = steady(&m, B);
         // The fold of B + 630,000 at 4.5 ms, undone; the point's CPU time at 5 ms less the
         // skew.
         let r = m.account(
@@ -278,9 +273,7 @@ fn a_fold_undone_counts_once_with_the_clock_off() {
 #[test]
 fn a_reading_torn_by_the_fold_does_not_stop_the_count() {
     let m = Meter::default();
-    for k in 0..4u64 {
-        m.account(raw(180_000 * k, 0), 1_000_000 * (k + 1), false, false);
-    }
+    steady(&m, 0);
     // The fold of 600,000 lands between the two reads.
     let r = m.account(raw(600_000, 600_000), 4_333_333, false, false);
     assert_eq!(r.instructions, 600_000);
@@ -289,4 +282,20 @@ fn a_reading_torn_by_the_fold_does_not_stop_the_count() {
     assert_eq!(r.instructions, 600_012);
     let r = m.account(raw(180_000, 600_000), 5_333_333, false, false);
     assert_eq!(r.instructions, 780_000);
+}
+
+/// Points every ms of CPU time at 180 instructions per us, from 1 ms to 4 ms, counting on
+/// from `base` since the last fold: the rate the fold tests judge by. The first point's
+/// reading.
+fn steady(m: &Meter, base: u64) -> MeterReading {
+    let first = m.account(raw(base, 0), 1_000_000, false, false);
+    for k in 1..4u64 {
+        m.account(
+            raw(base + 180_000 * k, 0),
+            1_000_000 * (k + 1),
+            false,
+            false,
+        );
+    }
+    first
 }
