@@ -371,7 +371,7 @@ fn host_collection_coexists_with_guest_sampling() {
             out_dir.display()
         )],
         after: vec!["hcpumf status".into(), "hcpumf his end".into()],
-        show: vec![(0x3000, 0x100), (0x3bf0, 0x90), (0x20000, 0x40)],
+        show: vec![(0x3000, 0x100), (0x3bf0, 0x90), (0x20000, 0x60)],
         ..Config::default()
     };
     let out = run("samp_basic", &cfg);
@@ -390,9 +390,9 @@ fn host_collection_coexists_with_guest_sampling() {
         0,
         "CL=0, H=0: a z10-compatible model stores zeros there"
     );
-    assert_eq!(out.u64(0x20008), out.u64(0x3088), "the guest's loop");
-    assert_eq!(out.u64(0x20010), 0, "GPP");
-    assert_eq!(out.u64(0x20018), 0x8000_0000_0000_00AB, "HPP");
+    let first = out.first_sample_of_loop(0x20000, out.u64(0x3088));
+    assert_eq!(out.u64(first + 16), 0, "GPP");
+    assert_eq!(out.u64(first + 24), 0x8000_0000_0000_00AB, "HPP");
     // The host's samples: about 5,000/s over the ~0.4 s loop; those in the loop carry the
     // program parameter the guest loaded, as the guest program parameter.
     let bytes = std::fs::read(&smp_files[0]).expect("read");

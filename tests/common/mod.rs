@@ -274,6 +274,25 @@ impl Outcome {
             })
             .collect()
     }
+    /// The first basic-sampling data entry of the loop at `lp` among the first three of the
+    /// block at `sdb`. It is the first entry unless the host charged the CPU's thread an
+    /// interval's CPU time on the few instructions between the activating LSCTL and the loop
+    /// (the cycles are that time: tests/sampling_s370.rs); the entries before it, if any,
+    /// must then be of those instructions, just before the loop.
+    pub fn first_sample_of_loop(&self, sdb: u64, lp: u64) -> u64 {
+        let first = (0..3u64)
+            .map(|k| sdb + 32 * k)
+            .find(|&a| self.u64(a + 8) == lp)
+            .unwrap_or_else(|| panic!("no sample of the loop {lp:#x} among the first three"));
+        for a in (sdb..first).step_by(32) {
+            let ia = self.u64(a + 8);
+            assert!(
+                (lp - 0x40..lp).contains(&ia),
+                "sample at {ia:#x}, neither the loop nor just before it"
+            );
+        }
+        first
+    }
     /// Did the log say this?
     pub fn said(&self, text: &str) -> bool {
         self.log.contains(text)
