@@ -26,17 +26,6 @@ pub fn early_window(interval_ns: u64) -> u64 {
     EARLY_NS.min(interval_ns / 4 * 3)
 }
 
-/// Where a sample is taken ([`SampleClock::poll`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SamplePoint {
-    /// At a tick on the CPU's own thread: an instruction boundary, and a later one at each
-    /// tick (the trapped instruction executes after its tick, or the interruption the tick
-    /// presents replaces it).
-    Tick,
-    /// From outside the running CPU (the sampler thread reads it): wherever it is.
-    Outside,
-}
-
 /// The stretch of execution a sample stands for: CPU time and instructions since the
 /// previous sample (or since the clock started).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -78,12 +67,7 @@ pub struct Stretch {
 /// one: a data entry describes the instruction the CPU is executing, and when the host
 /// charges time to the CPU's thread without letting it run the guest (time stolen from the
 /// virtual machine, interrupt handling), the sample waits for the next instruction instead
-/// of describing the same one twice. Hercules' instruction count says so only coarsely (3.13
-/// adds 12 at a time, SDL Hyperion up to 256), so a tick also knows it from the ticks: the
-/// CPU has moved on when the last sample was taken at a tick, or a tick came since.
-/// (Judged by the count alone, every instruction of a CPU behind its due time ticked, was
-/// put off and was armed again until the count moved: 12 instructions took 300 us of its
-/// thread's time and the clock missed its intervals, with two CPUs on two host cores.)
+/// of describing the same one twice.
 ///
 /// Each sample also gets its U, the number of unique instructions at the sampling point
 /// ([`SampleClock::unique`]).
@@ -96,9 +80,6 @@ pub struct SampleClock {
     last_ns: AtomicU64,
     /// The CPU's instruction count at the last sample.
     last_instructions: AtomicU64,
-    /// The CPU crossed an instruction boundary since the last sample (it was taken at a
-    /// tick, or a tick came since): its next tick samples another instruction.
-    moved_on: AtomicBool,
     /// Where the stretch the next sample stands for began: CPU time (0: at the next tick)
     /// and instruction count, at the last sample or at the start.
     base_ns: AtomicU64,
@@ -326,20 +307,14 @@ impl SampleClock {
     pub fn running(&self) -> bool {
         self.interval_ns.load(Ordering::Relaxed) != 0
     }
-    /// At a tick on the CPU thread or a look from outside (`at`), `instructions` being the
-    /// CPU's instruction count: is a sample due now? Advances the clock if so.
-    pub fn poll(&self, now_ns: u64, instructions: u64, at: SamplePoint) -> Option<Stretch> {
+    /// At a tick on the CPU thread, `instructions` being the CPU's instruction count: is a
+    /// sample due now? Advances the clock if so.
+    pub fn poll(&self, now_ns: u64, instructions: u64) -> Option<Stretch> {
         let i = self.interval_ns.load(Ordering::Relaxed);
         let next = self.next_ns.load(Ordering::Relaxed);
         if i == 0 {
             return None;
         }
-        let moved_on = if at == SamplePoint::Tick {
-            // This tick's instruction executes before the next tick.
-            self.moved_on.swap(true, Ordering::Relaxed)
-        } else {
-            false
-        };
         if next == 0 {
             self.start_here(i, now_ns, instructions);
             return None;
@@ -357,7 +332,6 @@ impl SampleClock {
         }
         if self.last_ns.load(Ordering::Relaxed) != 0
             && self.last_instructions.load(Ordering::Relaxed) == instructions
-            && !moved_on
         {
             bump(&self.stalls, 1);
             return None;
@@ -391,8 +365,6 @@ impl SampleClock {
         self.last_ns.store(now_ns.max(1), Ordering::Relaxed);
         self.last_instructions
             .store(instructions, Ordering::Relaxed);
-        self.moved_on
-            .store(at == SamplePoint::Tick, Ordering::Relaxed);
         bump(&self.taken, 1);
         let stretch = Stretch {
             ns: now_ns.saturating_sub(self.base_ns.load(Ordering::Relaxed)),

@@ -29,7 +29,7 @@
 //! running to tick, so the samples of its wait (W = 1) are stored from here too, one per
 //! interval of wall time it waits.
 
-use crate::host::clock::{SampleClock, SamplePoint, MAX_CATCH_UP};
+use crate::host::clock::{SampleClock, MAX_CATCH_UP};
 use crate::host::deadline::{reschedule_at, reschedule_waiting, wall_ns};
 use crate::host::glue::{hcpumf_host, hcpumf_peek, hcpumf_wait_peek};
 use crate::host::meter::{bump, RawCounts};
@@ -252,10 +252,10 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> bool {
     let stalls = s.both(|c| &c.stalls);
     let taken = s.both(|c| &c.taken);
     if due.guest {
-        guest_sample(st, &view, cpu_ns, SamplePoint::Outside);
+        guest_sample(st, &view, cpu_ns);
     }
     if due.run {
-        run::sample(st, &view, p.prefix, p.cr1, cpu_ns, SamplePoint::Outside);
+        run::sample(st, &view, p.prefix, p.cr1, cpu_ns);
     }
     if s.both(|c| &c.stalls) != stalls {
         // The CPU executed nothing since the last sample: its next instruction ticks.

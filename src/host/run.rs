@@ -6,7 +6,6 @@
 //! parameter of the entries comes from the provider it registers (MVS awareness), or else
 //! from what the guest loaded with LPP.
 
-use crate::host::clock::SamplePoint;
 use crate::host::deadline::{schedule, wall_ns};
 use crate::host::model;
 use crate::host::services::tod_or_now;
@@ -103,12 +102,12 @@ pub fn last_view(cpu: u16) -> Option<(CpuView, u64, u64)> {
 
 /// On the CPU's tick: note what the CPU looks like (for the map) and, when the run's clock
 /// says so, store one entry into the CPU's block.
-pub fn sample(st: &CpuState, view: &CpuView, prefix: u64, cr1: u64, now_ns: u64, at: SamplePoint) {
+pub fn sample(st: &CpuState, view: &CpuView, prefix: u64, cr1: u64, now_ns: u64) {
     let s = &st.schedule;
     if s.host_accounting.load(Ordering::Relaxed) {
         st.run.seen(view, prefix, cr1);
     }
-    let Some(stretch) = s.host.poll(now_ns, view.meter.instructions, at) else {
+    let Some(stretch) = s.host.poll(now_ns, view.meter.instructions) else {
         return;
     };
     let unique = s.host.unique(stretch, model::current().cpu_speed);

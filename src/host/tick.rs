@@ -7,7 +7,6 @@
 //! 3. `run::sample`: a HIS run's sampling: an entry into the run's own block;
 //! 4. the next accounting point, a pending measurement alert to present, the next deadline.
 
-use crate::host::clock::SamplePoint;
 use crate::host::deadline::{host_core, reschedule_at, wall_of};
 use crate::host::meter::{bump, mono_ns, RawCounts, ARM_TRUST_NS};
 use crate::host::services::tod_or_now;
@@ -58,8 +57,8 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64, timer_due: bo
         ..*view
     };
 
-    guest_sample(st, view, now_ns, SamplePoint::Tick);
-    run::sample(st, view, prefix, cr1, now_ns, SamplePoint::Tick);
+    guest_sample(st, view, now_ns);
+    run::sample(st, view, prefix, cr1, now_ns);
 
     if s.next_account_ns.load(Ordering::Relaxed) != 0 {
         let d = s.jitter(st.meter.account_period(now_ns));
@@ -138,13 +137,13 @@ fn unread_cpu_time(st: &CpuState, raw: RawCounts) -> u64 {
 /// The guest's sampling (SA23-2260, "Sampling Functions"): when the guest's clock says a
 /// sample is due, store the data entry and run the sample-data-block update process in
 /// guest storage; alerts it recognizes become pending.
-pub(crate) fn guest_sample(st: &CpuState, view: &CpuView, now_ns: u64, at: SamplePoint) {
+pub(crate) fn guest_sample(st: &CpuState, view: &CpuView, now_ns: u64) {
     let clock = &st.schedule.guest;
     if !st.sampling.any_active() {
         clock.stop();
         return;
     }
-    let stretch = clock.poll(now_ns, view.meter.instructions, at);
+    let stretch = clock.poll(now_ns, view.meter.instructions);
     count_missed(st);
     let Some(stretch) = stretch else {
         return;

@@ -1,15 +1,14 @@
 //! Unit tests of the sampling clocks.
 
-use super::SamplePoint::{Outside, Tick};
 use super::*;
 
 #[test]
 fn the_sample_clock_keeps_its_phase() {
     let c = SampleClock::default();
     c.start(1000, 10_000, 0);
-    assert!(c.poll(10_200, 1, Outside).is_none(), "not due");
-    assert!(c.poll(11_000, 2, Outside).is_some());
-    assert!(c.poll(12_000, 3, Outside).is_some());
+    assert!(c.poll(10_200, 1).is_none(), "not due");
+    assert!(c.poll(11_000, 2).is_some());
+    assert!(c.poll(12_000, 3).is_some());
     assert_eq!(c.wake_at(), 13_000);
     assert_eq!(c.taken.load(Ordering::Relaxed), 2);
 }
@@ -20,19 +19,19 @@ fn the_sample_clock_keeps_its_phase() {
 fn an_early_tick_samples_and_keeps_the_phase() {
     let c = SampleClock::default();
     c.start(100_000, 0, 0);
-    assert!(c.poll(100_000, 1, Outside).is_some());
-    assert!(c.poll(139_000, 2, Outside).is_none(), "61 us early");
-    assert!(c.poll(141_000, 3, Outside).is_some(), "59 us early");
+    assert!(c.poll(100_000, 1).is_some());
+    assert!(c.poll(139_000, 2).is_none(), "61 us early");
+    assert!(c.poll(141_000, 3).is_some(), "59 us early");
     assert_eq!(c.wake_at(), 300_000, "phase kept");
     // Short intervals: at most three quarters of an interval early.
     let c = SampleClock::default();
     c.start(40_000, 0, 0);
-    assert!(c.poll(40_000, 1, Outside).is_some());
+    assert!(c.poll(40_000, 1).is_some());
     assert!(
-        c.poll(49_000, 2, Outside).is_none(),
+        c.poll(49_000, 2).is_none(),
         "31 us early: more than three quarters"
     );
-    assert!(c.poll(51_000, 3, Outside).is_some(), "29 us early");
+    assert!(c.poll(51_000, 3).is_some(), "29 us early");
     assert_eq!(c.wake_at(), 120_000, "phase kept");
     assert_eq!(c.taken.load(Ordering::Relaxed), 2);
 }
@@ -46,7 +45,7 @@ fn catching_up_keeps_samples_a_quarter_interval_apart() {
     // again during each tick): never two samples less than 250 ns apart.
     let (mut t, mut last, mut n) = (6_000u64, 0u64, 0u64);
     while t <= 11_000 {
-        if c.poll(t, t, Outside).is_some() {
+        if c.poll(t, t).is_some() {
             assert!(last == 0 || t - last >= 250, "samples at {last} and {t}");
             last = t;
             n += 1;
@@ -66,77 +65,44 @@ fn catching_up_keeps_samples_a_quarter_interval_apart() {
 fn a_cpu_that_did_not_execute_an_instruction_is_not_sampled_again() {
     let c = SampleClock::default();
     c.start(1000, 0, 0);
-    assert!(c.poll(1000, 500, Outside).is_some());
+    assert!(c.poll(1000, 500).is_some());
     assert!(
-        c.poll(2000, 500, Outside).is_none(),
+        c.poll(2000, 500).is_none(),
         "no instruction since the last sample"
     );
-    assert!(c.poll(2100, 500, Outside).is_none());
+    assert!(c.poll(2100, 500).is_none());
     assert_eq!(c.stalls.load(Ordering::Relaxed), 2);
     assert!(
-        c.poll(2200, 501, Outside).is_some(),
+        c.poll(2200, 501).is_some(),
         "the first tick after an instruction"
     );
     assert!(
-        c.poll(3000, 502, Outside).is_some(),
+        c.poll(3000, 502).is_some(),
         "the next sample is due at 3,000: phase kept"
     );
     assert!(c.wake_at() > 3500);
     assert_eq!(c.missed.load(Ordering::Relaxed), 0);
 }
 
-/// Hercules' count moves 12 instructions (3.13) or up to 256 (SDL Hyperion) at a time, but a
-/// tick is at a later instruction boundary than the tick before: after a sample taken at a
-/// tick, or a tick put off after a sample from outside, the next due tick samples whatever
-/// the count says. A look from outside with the count unchanged still waits.
-#[test]
-fn ticks_sample_on_while_the_count_stands_still() {
-    let c = SampleClock::default();
-    c.start(1000, 0, 0);
-    assert!(c.poll(1000, 500, Tick).is_some());
-    assert!(
-        c.poll(2000, 500, Tick).is_some(),
-        "the next tick is at another instruction"
-    );
-    assert!(
-        c.poll(3000, 500, Outside).is_none(),
-        "from outside nothing says the CPU moved on"
-    );
-    assert!(
-        c.poll(3100, 500, Tick).is_some(),
-        "a tick after a tick's sample"
-    );
-    assert!(c.poll(4000, 600, Outside).is_some());
-    assert!(
-        c.poll(5000, 600, Tick).is_none(),
-        "possibly the instruction the look from outside described"
-    );
-    assert!(
-        c.poll(5100, 600, Tick).is_some(),
-        "one tick later it moved on"
-    );
-    assert_eq!(c.stalls.load(Ordering::Relaxed), 2);
-}
-
 #[test]
 fn far_behind_resynchronizes_and_counts_the_missed_intervals() {
     let c = SampleClock::default();
     c.start(1000, 0, 0);
-    assert!(c.poll(1000 + 100 * 1000, 1, Outside).is_some());
+    assert!(c.poll(1000 + 100 * 1000, 1).is_some());
     assert_eq!(c.missed.load(Ordering::Relaxed), 100);
     assert_eq!(c.take_missed(), 100, "for the update process");
     assert!(
-        c.poll(101_200, 2, Outside).is_none(),
+        c.poll(101_200, 2).is_none(),
         "less than a quarter of an interval later"
     );
-    assert!(c.poll(102_000, 3, Outside).is_some());
+    assert!(c.poll(102_000, 3).is_some());
 }
 
 #[test]
 fn intervals_owed_when_the_clock_stops_are_counted_once() {
     let c = SampleClock::default();
     c.start(1000, 0, 0);
-    assert!(c.poll(1000, 1, Outside).is_some());
+    assert!(c.poll(1000, 1).is_some());
     assert_eq!(c.skip_owed(1999), 0, "the second interval has not ended");
     // No tick came for 3.5 intervals: samples for 2,000, 3,000 and 4,000 are owed.
     assert_eq!(c.skip_owed(4_500), 3);
@@ -146,7 +112,7 @@ fn intervals_owed_when_the_clock_stops_are_counted_once() {
     assert_eq!(c.take_missed(), 3);
     assert_eq!(c.take_missed(), 0);
     // The clock goes on past them: the next sample is due at 5,000.
-    assert!(c.poll(4_990, 2, Outside).is_some());
+    assert!(c.poll(4_990, 2).is_some());
     assert_eq!(c.missed.load(Ordering::Relaxed), 3);
     assert_eq!(c.take_missed(), 0);
     // A restarted clock owes the guest nothing of before.
@@ -215,7 +181,7 @@ fn a_dedicated_cpus_wait_is_sampling_time() {
     let c = SampleClock::default();
     c.start(100_000, B, 0);
     c.mark_wait(5_000_000);
-    assert!(c.poll(B + 20_000, 10, Outside).is_none(), "not due");
+    assert!(c.poll(B + 20_000, 10).is_none(), "not due");
     // 10 us into the wait: not due (sampling time 30 us; due from 40 us).
     assert_eq!(c.credit_wait(5_010_000), 10_000);
     assert!(!c.poll_wait(B + 20_000, 10));
@@ -239,9 +205,9 @@ fn a_dedicated_cpus_wait_is_sampling_time() {
     // ending at 500 us is due 100 us of CPU time later (taken from 40 us later), and the
     // busy sample's stretch is the 120 us of CPU time and 30 instructions since the start.
     c.credit_wait(5_380_000);
-    assert!(c.poll(B + 55_000, 20, Outside).is_none());
+    assert!(c.poll(B + 55_000, 20).is_none());
     assert_eq!(
-        c.poll(B + 120_000, 30, Outside),
+        c.poll(B + 120_000, 30),
         Some(Stretch {
             ns: 120_000,
             instructions: 30
@@ -330,14 +296,14 @@ fn each_sample_reports_its_stretch() {
     let c = SampleClock::default();
     c.start(1000, 10_000, 700);
     assert_eq!(
-        c.poll(11_000, 750, Outside),
+        c.poll(11_000, 750),
         Some(Stretch {
             ns: 1000,
             instructions: 50
         })
     );
     assert_eq!(
-        c.poll(12_100, 850, Outside),
+        c.poll(12_100, 850),
         Some(Stretch {
             ns: 1100,
             instructions: 100
@@ -345,9 +311,9 @@ fn each_sample_reports_its_stretch() {
     );
     // Started from another thread: the stretch begins at the first tick.
     c.start_pending(1000);
-    assert_eq!(c.poll(20_000, 900, Outside), None);
+    assert_eq!(c.poll(20_000, 900), None);
     assert_eq!(
-        c.poll(21_000, 990, Outside),
+        c.poll(21_000, 990),
         Some(Stretch {
             ns: 1000,
             instructions: 90
@@ -371,7 +337,7 @@ fn accept_at_is_where_poll_starts_taking_samples() {
         assert!(a > 1, "tick {k}");
         n += 1;
         assert!(
-            c.poll(a - 1, n, Outside).is_none(),
+            c.poll(a - 1, n).is_none(),
             "tick {k}: taken before accept_at {a}"
         );
         if a == c.spacing_limit(i) && a > c.wake_at().saturating_sub(early_window(i)) {
@@ -386,7 +352,7 @@ fn accept_at_is_where_poll_starts_taking_samples() {
         };
         n += 1;
         assert!(
-            c.poll(t, n, Outside).is_some(),
+            c.poll(t, n).is_some(),
             "tick {k}: not taken at {t} (accept_at {a})"
         );
     }
