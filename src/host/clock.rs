@@ -67,7 +67,11 @@ pub struct Stretch {
 /// one: a data entry describes the instruction the CPU is executing, and when the host
 /// charges time to the CPU's thread without letting it run the guest (time stolen from the
 /// virtual machine, interrupt handling), the sample waits for the next instruction instead
-/// of describing the same one twice.
+/// of describing the same one twice. It is tried again an eighth of an interval of CPU time
+/// later, not at the next instruction: Hercules adds to its count only at the end of a batch
+/// (12 instructions on 3.13, up to 256 on SDL Hyperion), and a CPU armed again at once ticked
+/// at each of those instructions, each tick put off (with two CPUs on two host cores, 12
+/// instructions took ~300 us of the thread's time, and the clock missed its intervals).
 ///
 /// Each sample also gets its U, the number of unique instructions at the sampling point
 /// ([`SampleClock::unique`]).
@@ -80,6 +84,8 @@ pub struct SampleClock {
     last_ns: AtomicU64,
     /// The CPU's instruction count at the last sample.
     last_instructions: AtomicU64,
+    /// CPU time before which a put-off sample is not tried again (0: none put off).
+    retry_ns: AtomicU64,
     /// Where the stretch the next sample stands for began: CPU time (0: at the next tick)
     /// and instruction count, at the last sample or at the start.
     base_ns: AtomicU64,
@@ -118,6 +124,7 @@ impl SampleClock {
         let i = interval_ns.max(1);
         self.interval_ns.store(i, Ordering::Relaxed);
         self.last_ns.store(0, Ordering::Relaxed);
+        self.retry_ns.store(0, Ordering::Relaxed);
         self.base_ns.store(now_ns.max(1), Ordering::Relaxed);
         self.base_instructions
             .store(instructions, Ordering::Relaxed);
@@ -133,13 +140,16 @@ impl SampleClock {
     fn spacing_limit(&self, i: u64) -> u64 {
         match self.last_ns.load(Ordering::Relaxed) {
             0 => 0,
-            last => last.saturating_add(i / 4),
+            last => last
+                .saturating_add(i / 4)
+                .max(self.retry_ns.load(Ordering::Relaxed)),
         }
     }
     /// Start with a new interval at the CPU's next tick (from another thread).
     pub fn start_pending(&self, interval_ns: u64) {
         self.next_ns.store(0, Ordering::Relaxed);
         self.last_ns.store(0, Ordering::Relaxed);
+        self.retry_ns.store(0, Ordering::Relaxed);
         self.base_ns.store(0, Ordering::Relaxed);
         self.unique_carry.store(0, Ordering::Relaxed);
         self.interval_ns
@@ -334,6 +344,8 @@ impl SampleClock {
             && self.last_instructions.load(Ordering::Relaxed) == instructions
         {
             bump(&self.stalls, 1);
+            self.retry_ns
+                .store(now_ns.saturating_add(i / 8), Ordering::Relaxed);
             return None;
         }
         // How late the wake-up came relative to when it was asked for (a tick that came
