@@ -67,11 +67,15 @@ pub struct Stretch {
 /// one: a data entry describes the instruction the CPU is executing, and when the host
 /// charges time to the CPU's thread without letting it run the guest (time stolen from the
 /// virtual machine, interrupt handling), the sample waits for the next instruction instead
-/// of describing the same one twice. It is tried again an eighth of an interval of CPU time
-/// later, not at the next instruction: Hercules adds to its count only at the end of a batch
-/// (12 instructions on 3.13, up to 256 on SDL Hyperion), and a CPU armed again at once ticked
-/// at each of those instructions, each tick put off (with two CPUs on two host cores, 12
-/// instructions took ~300 us of the thread's time, and the clock missed its intervals).
+/// of describing the same one twice. Put off at a tick, it is tried again an eighth of an
+/// interval of CPU time later ([`SampleClock::retry_later`]), not at the next instruction:
+/// Hercules adds to its count only at the end of a batch (12 instructions on 3.13), and a
+/// CPU armed again at once ticked at each of those instructions, each tick put off (with two
+/// CPUs on two host cores, 12 instructions took ~300 us of the thread's time, and the clock
+/// missed its intervals). Put off from outside, the CPU is armed at once as before: its tick
+/// comes at its next instruction, and a retry later would cost the sampler a wake-up (SDL
+/// Hyperion's single CPU at the maximum rate kept 0.942 of its speed with such retries, 0.967
+/// without: docs/benchmarks.md, 2026-11-27 18:50).
 ///
 /// Each sample also gets its U, the number of unique instructions at the sampling point
 /// ([`SampleClock::unique`]).
@@ -313,6 +317,15 @@ impl SampleClock {
         self.base_instructions
             .store(instructions, Ordering::Relaxed);
     }
+    /// A sample was put off at a tick ([`SampleClock::poll`]): it is tried again an eighth of
+    /// an interval of CPU time after `now_ns`, by when Hercules' count has moved.
+    pub fn retry_later(&self, now_ns: u64) {
+        let i = self.interval_ns.load(Ordering::Relaxed);
+        if i != 0 {
+            self.retry_ns
+                .store(now_ns.saturating_add(i / 8), Ordering::Relaxed);
+        }
+    }
     /// Is the clock running?
     pub fn running(&self) -> bool {
         self.interval_ns.load(Ordering::Relaxed) != 0
@@ -344,8 +357,6 @@ impl SampleClock {
             && self.last_instructions.load(Ordering::Relaxed) == instructions
         {
             bump(&self.stalls, 1);
-            self.retry_ns
-                .store(now_ns.saturating_add(i / 8), Ordering::Relaxed);
             return None;
         }
         // How late the wake-up came relative to when it was asked for (a tick that came
