@@ -216,17 +216,43 @@ static void ARCH_DEP(hcpumf_kick)(REGS *regs)
     } while (0)
 #endif
 
+#ifndef HCPUMF_PEEK_TYPES
+#define HCPUMF_PEEK_TYPES
+/* The instruction-fetch accelerator of a CPU (see PSW_IA): its page fields. */
+typedef struct { BYTE *aie, *aip; U64 aiv; } hcpumf_aia;
+#define HCPUMF_READ_AIA(a, r) ((a).aie = (r)->aie, (a).aip = (r)->aip, (a).aiv = (r)->AIV)
+#define HCPUMF_SAME_AIA(a, b) ((a).aie == (b).aie && (a).aip == (b).aip && (a).aiv == (b).aiv)
+
+/* The PSW bits a peek reports (the state, the ASC, DAT, the addressing mode). */
+typedef struct { BYTE sysmask, states, asc; U64 amask; } hcpumf_psw_bits;
+#define HCPUMF_READ_BITS(b, r)                                                              \
+    ((b).sysmask = (r)->psw.sysmask, (b).states = (r)->psw.states, (b).asc = (r)->psw.asc, \
+     (b).amask = (r)->psw.amask.D)
+#define HCPUMF_SAME_BITS(a, b)                                                              \
+    ((a).sysmask == (b).sysmask && (a).states == (b).states && (a).asc == (b).asc &&       \
+     (a).amask == (b).amask)
+#endif
+
 /* Read a running CPU's state from the sampler thread, for a basic-sampling data entry taken
  * without stopping the CPU. The CPU thread keeps its instruction address in the
  * instruction-fetch accelerator (ip within the page aip, at virtual AIV, while aie is set;
  * see PSW_IA), which it changes as it runs. A PSW load (interruptions, SVC, LPSW) first
- * clears aie (INVALIDATE_AIA), then stores the new PSW's bits, then its address: so the PSW
- * bits are read first, then the page fields, ip, and the page fields again, which must agree
- * and hold ip, with aie set. With the loads in order (acquire fences) and the CPU's stores
- * in order (x86), bits read before an aie that is still set afterwards belong to the same
- * instruction as ip (a PSW load that had begun would have cleared aie first). With aie
- * clear (the CPU is between a PSW load and its next instruction fetch) or after eight
- * disagreeing reads, 0: the tick takes it. */
+ * clears aie (INVALIDATE_AIA), then stores the new PSW's bits, then its address, and the
+ * next instruction fetch sets aie again for the new address's page.
+ *
+ * So a read of the bits alone between two agreeing reads of the page fields is not enough:
+ * the whole PSW load and the fetch after it can fall between the bits and the first page
+ * read (the sampler's thread preempted there on a loaded host), and then the bits are the
+ * old PSW's and ip the new one's: CI saw one such entry in 182,511 on SDL Hyperion, an
+ * address in a supervisor-state loop with the problem-state bit of the loop the SVC before
+ * it left. The reads are therefore, in order (acquire fences; the CPU's stores are in order
+ * on x86): page fields, bits, page fields, ip, page fields, bits. The three page reads must
+ * agree with aie set and the two bit reads must agree. A PSW load anywhere in the read
+ * changes the page fields it passes (cleared, then the new page's), so a torn read needs
+ * two PSW loads in it that leave the CPU in the same page as it was and the bits as they
+ * were with another state in between: a state-changing round trip within one page, inside
+ * the few hundred nanoseconds of the read. With aie clear (the CPU is between a PSW load and
+ * its next instruction fetch) or after eight disagreeing reads, 0: the tick takes it. */
 static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, int accounting, hcpumf_peek *p)
 {
     volatile REGS *r = regs;
@@ -237,29 +263,32 @@ static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, int accounting, hcpumf_peek *p
         return 0;
     memset(&snap, 0, sizeof(snap));
     for (k = 0; k < 8; k++) {
-        BYTE *aie1, *aip1, *aie2, *aip2, *ip;
-        U64 aiv1, aiv2;
-        psw->sysmask = r->psw.sysmask;
-        psw->states = r->psw.states;
-        psw->asc = r->psw.asc;
-        psw->amask.D = r->psw.amask.D;
+        hcpumf_aia a0, a1, a2;
+        hcpumf_psw_bits b1, b2;
+        BYTE *ip;
+        HCPUMF_READ_AIA(a0, r);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        aie1 = r->aie;
-        aip1 = r->aip;
-        aiv1 = r->AIV;
+        HCPUMF_READ_BITS(b1, r);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        HCPUMF_READ_AIA(a1, r);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         ip = r->ip;
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        aie2 = r->aie;
-        aip2 = r->aip;
-        aiv2 = r->AIV;
-        if (!HCPUMF_AIE_VALID(aie1) || aie1 != aie2 || aip1 != aip2 || aiv1 != aiv2)
+        HCPUMF_READ_AIA(a2, r);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        HCPUMF_READ_BITS(b2, r);
+        if (!HCPUMF_AIE_VALID(a1.aie) || !HCPUMF_SAME_AIA(a0, a1) || !HCPUMF_SAME_AIA(a1, a2)
+            || !HCPUMF_SAME_BITS(b1, b2))
             continue;
-        if (ip < aip1 || ip >= aip1 + PAGEFRAME_PAGESIZE)
+        if (ip < a1.aip || ip >= a1.aip + PAGEFRAME_PAGESIZE)
             continue;
+        psw->sysmask = b1.sysmask;
+        psw->states = b1.states;
+        psw->asc = b1.asc;
+        psw->amask.D = b1.amask;
         if (WAITSTATE(psw))
             return 0;
-        p->ia = (aiv1 + (U64)(ip - aip1)) & ADDRESS_MAXWRAP(&snap);
+        p->ia = (a1.aiv + (U64)(ip - a1.aip)) & ADDRESS_MAXWRAP(&snap);
         HCPUMF_PEEK_STATE(p, psw, regs, r);
         p->timer_due = accounting && ARCH_DEP(hcpumf_timer_due)(regs);
         return r->cpustate == CPUSTATE_STARTED;

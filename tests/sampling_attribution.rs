@@ -208,3 +208,68 @@ fn sample_cpi_follows_the_counters_cpi_per_region() {
         r[2]
     );
 }
+
+/// SA23-2260, "Basic-Sampling Data Entry": the P bit is the PSW's problem-state bit while the
+/// instruction at the entry's address was executing. `samp_states` switches between a
+/// problem-state page and a supervisor-state page about a million times a second (SVC 0 one
+/// way, LPSWE the other): no entry may carry one page's address with the other's state. Most
+/// entries are taken from outside the running CPU, reading its PSW while it changes
+/// (`host::remote`, the glue's peek), which must never pair the bits of one PSW with the
+/// address of another.
+#[test]
+fn each_sample_carries_the_state_its_instruction_ran_in() {
+    use hcpumf_formats::smp;
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let out_dir = scratch("states");
+    let cfg = Config {
+        before: vec![format!(
+            "hcpumf his begin ctrset=b sampfreq=800000 path={}",
+            out_dir.display()
+        )],
+        after: vec!["hcpumf status".into(), "hcpumf his end".into()],
+        timeout: 120,
+        ..Config::default()
+    };
+    let out = run("samp_states", &cfg);
+    assert_eq!(out.wait_code(), Some(0), "{}", out.log);
+    let (mut problem, mut supervisor, mut wrong) = (0u64, 0u64, Vec::new());
+    for f in files(&out_dir, ".SMP.") {
+        let bytes = std::fs::read(&f).expect("smp");
+        smp::scan(&bytes[..], &mut |s| {
+            let expect = match s.ia {
+                0x10000..=0x10FFF => true,
+                0x20000..=0x20FFF => false,
+                _ => return,
+            };
+            if expect {
+                problem += 1;
+            } else {
+                supervisor += 1;
+            }
+            if s.problem_state != expect {
+                wrong.push((s.ia, s.problem_state));
+            }
+        })
+        .expect("scan");
+    }
+    eprintln!(
+        "{problem} entries in the problem-state page, {supervisor} in the supervisor-state \
+         page, {} taken from outside the CPU; {} with the other page's state",
+        out.samples_taken_outside(),
+        wrong.len()
+    );
+    assert!(
+        problem > 1000 && supervisor > 1000,
+        "{problem} {supervisor}"
+    );
+    assert!(
+        out.samples_taken_outside() > 1000,
+        "the peek is what this checks"
+    );
+    assert!(
+        wrong.is_empty(),
+        "{} entries (address, P) with the other page's state, first {:x?}",
+        wrong.len(),
+        &wrong[..wrong.len().min(8)]
+    );
+}
