@@ -166,7 +166,7 @@ fn both_dialects_are_read() {
 /// took in all. A count above C / I + 6 fails.
 #[test]
 fn a_shortfall_needs_stalls_of_the_sampler_to_explain_it() {
-    use common::stored::{failures, stalls_of, Stored};
+    use common::stored::{failures, held_by_host, stalls_of, Stalls, Stored};
     let line = |late: &str, max_us: u64, total_us: u64| {
         format!(
             "HHCMF022I sampler thread: 63249 sleeps, woken up to {max_us} us late, a pass held \
@@ -216,4 +216,26 @@ fn a_shortfall_needs_stalls_of_the_sampler_to_explain_it() {
     let short = stalls_of(&line("20/20/20/0/0/0/0", 1000, 12_000));
     assert!(failures(&[count(0, 4898 - 260)], &short, 4404).is_empty());
     assert_eq!(failures(&[count(0, 4898 - 270)], &short, 4404).len(), 1);
+    // 100 intervals missed while the host held CPU 0's thread: they come off CPU 0's
+    // shortfall (4,895 passes with none held), not CPU 1's.
+    let log = "HHCMF021I CPU0000 counters BASIC=active; sampling active interval 220200 \
+               samples 4795 missed 105 (late 9000 us at most, put off 3, held by the host 100); \
+               ticks 9\nHHCMF021I CPU0001 counters BASIC=active; sampling active interval \
+               220200 samples 4795 missed 0 (late 40 us at most, put off 0, held by the host \
+               0); ticks 9";
+    let held = Stalls {
+        held: held_by_host(log),
+        ..none.clone()
+    };
+    assert_eq!(held.held.get(&0), Some(&100));
+    assert!(failures(&[count(0, 4795)], &held, 4404).is_empty());
+    assert_eq!(failures(&[count(0, 4794)], &held, 4404).len(), 1);
+    assert_eq!(failures(&[count(1, 4795)], &held, 4404).len(), 1);
+    // A HIS run's, CPU by CPU, add to the guest's.
+    let his = format!(
+        "{log}\nHHCMF048I hcpumf his: sample ticks late by 1.0 us on average, 9000.0 us at \
+         most; 300 intervals missed, held by the host CPU by CPU 200/7"
+    );
+    let held = held_by_host(&his);
+    assert_eq!((held.get(&0), held.get(&1)), (Some(&300), Some(&7)));
 }

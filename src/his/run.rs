@@ -455,10 +455,23 @@ fn status() {
                 .map(|st| st.schedule.host.late_max.load(Ordering::Relaxed))
                 .max()
                 .unwrap_or(0);
+            let missed: u64 = rt()
+                .cpus
+                .iter()
+                .map(|st| st.schedule.host.missed.load(Ordering::Relaxed))
+                .sum();
+            // CPU by CPU, in CPU-address order (tests/common/stored.rs reads them so).
+            let held: Vec<String> = rt()
+                .cpus
+                .iter()
+                .map(|st| st.schedule.host.held.load(Ordering::Relaxed).to_string())
+                .collect();
             log(&format!(
-                "HHCMF048I hcpumf his: sample ticks late by {:.1} us on average, {:.1} us at most",
+                "HHCMF048I hcpumf his: sample ticks late by {:.1} us on average, {:.1} us at \
+                 most; {missed} intervals missed, held by the host CPU by CPU {}",
                 late as f64 / 1000.0 / samples.max(1) as f64,
-                late_max as f64 / 1000.0
+                late_max as f64 / 1000.0,
+                held.join("/")
             ));
             let error = writer::write_error();
             log(&format!(

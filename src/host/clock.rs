@@ -103,6 +103,13 @@ pub struct SampleClock {
     /// Intervals that passed without a sample (the host delayed the tick or the sampler too
     /// long to catch up, or they were still owed when the clock stopped): `hcpumf status`.
     pub missed: AtomicU64,
+    /// Of the missed intervals, those in which the host held the CPU's thread without it
+    /// executing instructions ([`SampleClock::poll`]): `hcpumf status`.
+    pub held: AtomicU64,
+    /// CPU time and instructions of the stretches between samples taken on time or caught
+    /// up: the CPU's usual rate, against which a stretch too late to catch up is judged.
+    run_ns: AtomicU64,
+    run_instructions: AtomicU64,
     /// Of the missed intervals, those the guest's update process has not yet been told of
     /// ([`SampleClock::take_missed`]).
     unclaimed: AtomicU64,
@@ -373,7 +380,12 @@ impl SampleClock {
                 self.late_max.store(late, Ordering::Relaxed);
             }
         }
+        let stretch = Stretch {
+            ns: now_ns.saturating_sub(self.base_ns.load(Ordering::Relaxed)),
+            instructions: instructions.wrapping_sub(self.base_instructions.load(Ordering::Relaxed)),
+        };
         let mut n = next.saturating_add(i);
+        let mut resynchronized = false;
         if n <= now_ns {
             // Behind (the host delayed the tick): catch up one interval per tick, each tick
             // sampling the instruction the CPU has reached by then, unless the CPU is so
@@ -381,22 +393,45 @@ impl SampleClock {
             let behind = (now_ns - n) / i + 1;
             if behind > MAX_CATCH_UP {
                 self.miss(behind);
+                bump(&self.held, self.held_intervals(stretch, i).min(behind));
                 n = now_ns.saturating_add(i);
+                resynchronized = true;
             }
+        }
+        if !resynchronized {
+            bump(&self.run_ns, stretch.ns);
+            bump(&self.run_instructions, stretch.instructions);
         }
         self.next_ns.store(n, Ordering::Relaxed);
         self.last_ns.store(now_ns.max(1), Ordering::Relaxed);
         self.last_instructions
             .store(instructions, Ordering::Relaxed);
         bump(&self.taken, 1);
-        let stretch = Stretch {
-            ns: now_ns.saturating_sub(self.base_ns.load(Ordering::Relaxed)),
-            instructions: instructions.wrapping_sub(self.base_instructions.load(Ordering::Relaxed)),
-        };
         self.base_ns.store(now_ns.max(1), Ordering::Relaxed);
         self.base_instructions
             .store(instructions, Ordering::Relaxed);
         Some(stretch)
+    }
+
+    /// Intervals of `i` ns in `stretch` (the CPU time and instructions since the last sample)
+    /// in which the CPU's thread did not get on: its CPU time beyond what its instructions
+    /// take at the CPU's usual rate. The host charges a thread's CPU clock for time the
+    /// guest does not get (the thread in the kernel; a virtual machine's vCPU descheduled
+    /// while its thread runs), and no instruction boundary comes for a tick or a peek in
+    /// it: the samples of those intervals are the host's loss, not the sampler's (on a
+    /// loaded CI host, one CPU stood 11 ms at a time while the sampler was never more than
+    /// 0.3 ms late). A CPU that ran on at its usual rate while no sample came has none.
+    fn held_intervals(&self, stretch: Stretch, i: u64) -> u64 {
+        let (ns, instructions) = (
+            self.run_ns.load(Ordering::Relaxed),
+            self.run_instructions.load(Ordering::Relaxed),
+        );
+        if instructions == 0 {
+            return 0;
+        }
+        let needed = u128::from(stretch.instructions) * u128::from(ns) / u128::from(instructions);
+        let needed = u64::try_from(needed).unwrap_or(u64::MAX);
+        stretch.ns.saturating_sub(needed) / i
     }
 
     /// U for the sample that ended `stretch` on a CPU of `speed` cycles per microsecond: the

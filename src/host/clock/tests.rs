@@ -371,3 +371,35 @@ fn accept_at_is_where_poll_starts_taking_samples() {
     assert!(spaced > 0, "the spacing limit decided some of them");
     assert_eq!(c.missed.load(Ordering::Relaxed), 0);
 }
+
+/// A tick too late to catch up: the intervals in which the CPU's thread got its CPU time
+/// without executing (its instructions since the last sample took far less at its usual
+/// rate) are counted held by the host; a CPU that ran on at its usual rate while no sample
+/// came counts none.
+#[test]
+fn intervals_the_host_held_the_cpu_are_told_apart() {
+    // 50 us intervals, 1,000 instructions per interval.
+    let i = 50_000u64;
+    let run = |last_instructions: u64| {
+        let c = SampleClock::default();
+        c.start(i, 0, 0);
+        for k in 1..=20u64 {
+            assert!(c.poll(k * i, k * 1000).is_some());
+        }
+        // 10 ms (200 intervals) later.
+        assert!(c.poll(20 * i + 10_000_000, last_instructions).is_some());
+        (
+            c.missed.load(Ordering::Relaxed),
+            c.held.load(Ordering::Relaxed),
+        )
+    };
+    // 200 intervals passed, one sample now: 199 missed. 1,000 instructions in the 10 ms:
+    // 9.95 ms held, 199 intervals.
+    let (missed, held) = run(21_000);
+    assert_eq!(missed, 199);
+    assert_eq!(held, 199);
+    // 200,000 instructions: the CPU ran at its usual rate and the samples did not come.
+    let (missed, held) = run(220_000);
+    assert_eq!(missed, 199);
+    assert_eq!(held, 0);
+}
