@@ -246,12 +246,23 @@ typedef struct { BYTE sysmask, states, asc; U64 amask; } hcpumf_psw_bits;
  * old PSW's and ip the new one's: CI saw one such entry in 182,511 on SDL Hyperion, an
  * address in a supervisor-state loop with the problem-state bit of the loop the SVC before
  * it left. The reads are therefore, in order (acquire fences; the CPU's stores are in order
- * on x86): page fields, bits, page fields, ip, page fields, bits. The three page reads must
- * agree with aie set and the two bit reads must agree. A PSW load anywhere in the read
- * changes the page fields it passes (cleared, then the new page's), so a torn read needs
- * two PSW loads in it that leave the CPU in the same page as it was and the bits as they
- * were with another state in between: a state-changing round trip within one page, inside
- * the few hundred nanoseconds of the read. With aie clear (the CPU is between a PSW load and
+ * on x86): Hercules' instruction count, page fields, bits, page fields, ip, page fields,
+ * bits, the count. The three page reads must agree with aie set, the two bit reads must
+ * agree, and the count must not have moved.
+ *
+ * The count is what catches a round trip: a state change and back within the read, which
+ * returns the page fields and the bits to what they were (seen on SDL Hyperion in a fresh
+ * Debian 12 chroot under load: an LPSWE's address with the problem-state bit it was loading,
+ * the bits read one round earlier). After a PSW load both Hercules go back to the top of
+ * their run loop, and the count moves once the next instruction is fetched (3.13) or has
+ * completed (Hyperion). So a round trip moves it, unless nothing but PSW loads happened in
+ * the other state (an LPSWE back as its one instruction, whose count Hyperion drops with
+ * its longjmp, or interruptions one after another) and the CPU came back to the very page
+ * it left, within the read: that much remains. The count moved within about 5% of reads
+ * on 3.13 (a debug build counting them in sampling_attribution; it moves every 13
+ * instructions there): they are read again.
+ *
+ * With aie clear (the CPU is between a PSW load and
  * its next instruction fetch) or after eight disagreeing reads, 0: the tick takes it. */
 static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, int accounting, hcpumf_peek *p)
 {
@@ -266,6 +277,9 @@ static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, int accounting, hcpumf_peek *p
         hcpumf_aia a0, a1, a2;
         hcpumf_psw_bits b1, b2;
         BYTE *ip;
+        U64 c0, c1;
+        c0 = r->instcount;
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
         HCPUMF_READ_AIA(a0, r);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         HCPUMF_READ_BITS(b1, r);
@@ -277,7 +291,9 @@ static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, int accounting, hcpumf_peek *p
         HCPUMF_READ_AIA(a2, r);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         HCPUMF_READ_BITS(b2, r);
-        if (!HCPUMF_AIE_VALID(a1.aie) || !HCPUMF_SAME_AIA(a0, a1) || !HCPUMF_SAME_AIA(a1, a2)
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        c1 = r->instcount;
+        if (c0 != c1 || !HCPUMF_AIE_VALID(a1.aie) || !HCPUMF_SAME_AIA(a0, a1) || !HCPUMF_SAME_AIA(a1, a2)
             || !HCPUMF_SAME_BITS(b1, b2))
             continue;
         if (ip < a1.aip || ip >= a1.aip + PAGEFRAME_PAGESIZE)
