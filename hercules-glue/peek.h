@@ -36,6 +36,10 @@ typedef struct { BYTE sysmask, states, asc; U64 amask; } hcpumf_psw_bits;
 #define HCPUMF_SAME_BITS(a, b)                                                              \
     ((a).sysmask == (b).sysmask && (a).states == (b).states && (a).asc == (b).asc &&       \
      (a).amask == (b).amask)
+/* Put bits read into a PSW snapshot, for Hercules' PSW macros. */
+#define HCPUMF_SET_BITS(psw, b)                                                             \
+    ((psw)->sysmask = (b).sysmask, (psw)->states = (b).states, (psw)->asc = (b).asc,       \
+     (psw)->amask.D = (b).amask)
 #endif
 
 /* Read a running CPU's state from the sampler thread, for a basic-sampling data entry taken
@@ -67,8 +71,8 @@ typedef struct { BYTE sysmask, states, asc; U64 amask; } hcpumf_psw_bits;
  * on 3.13 (a debug build counting them in sampling_attribution; it moves every 13
  * instructions there): they are read again.
  *
- * With aie clear (the CPU is between a PSW load and
- * its next instruction fetch) or after eight disagreeing reads, 0: the tick takes it. */
+ * With aie clear (the CPU is between a PSW load and its next instruction fetch) or after
+ * eight disagreeing reads, 0: the tick takes it. */
 static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, int accounting, hcpumf_peek *p)
 {
     volatile REGS *r = regs;
@@ -98,15 +102,12 @@ static int ARCH_DEP(hcpumf_peek_regs)(REGS *regs, int accounting, hcpumf_peek *p
         HCPUMF_READ_BITS(b2, r);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         c1 = r->instcount;
-        if (c0 != c1 || !HCPUMF_AIE_VALID(a1.aie) || !HCPUMF_SAME_AIA(a0, a1) || !HCPUMF_SAME_AIA(a1, a2)
-            || !HCPUMF_SAME_BITS(b1, b2))
+        if (c0 != c1 || !HCPUMF_AIE_VALID(a1.aie) || !HCPUMF_SAME_AIA(a0, a1)
+            || !HCPUMF_SAME_AIA(a1, a2) || !HCPUMF_SAME_BITS(b1, b2))
             continue;
         if (ip < a1.aip || ip >= a1.aip + PAGEFRAME_PAGESIZE)
             continue;
-        psw->sysmask = b1.sysmask;
-        psw->states = b1.states;
-        psw->asc = b1.asc;
-        psw->amask.D = b1.amask;
+        HCPUMF_SET_BITS(psw, b1);
         if (WAITSTATE(psw))
             return 0;
         p->ia = (a1.aiv + (U64)(ip - a1.aip)) & ADDRESS_MAXWRAP(&snap);
@@ -131,6 +132,7 @@ static int ARCH_DEP(hcpumf_peek_wait_regs)(REGS *regs, hcpumf_wait_peek *p)
     volatile REGS *r = regs;
     struct { PSW psw; } snap;
     PSW *psw = &snap.psw;
+    hcpumf_psw_bits b;
     U64 tod1, tod2, waited;
     int in1, in2;
     if (r->cpustate != CPUSTATE_STARTED || r->sie_active || r->hostregs != regs)
@@ -143,10 +145,8 @@ static int ARCH_DEP(hcpumf_peek_wait_regs)(REGS *regs, hcpumf_wait_peek *p)
     tod1 = r->waittod;
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     waited = r->waittime;
-    psw->sysmask = r->psw.sysmask;
-    psw->states = r->psw.states;
-    psw->asc = r->psw.asc;
-    psw->amask.D = r->psw.amask.D;
+    HCPUMF_READ_BITS(b, r);
+    HCPUMF_SET_BITS(psw, b);
     HCPUMF_PEEK_STATE(p, psw, regs, r);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     tod2 = r->waittod;
