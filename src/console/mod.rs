@@ -279,8 +279,9 @@ fn status() {
     log(&format!("HHCMF020I {}", m.summary()));
     let r = state::rt();
     let sleeps = r.sampler_state.sleeps.load(Ordering::Relaxed);
+    let spins = r.sampler_state.spins.load(Ordering::Relaxed);
     log(&format!(
-        "HHCMF022I sampler thread: {sleeps} sleeps, woken up to {} us late, a pass held up to {} us; \
+        "HHCMF022I sampler thread: {sleeps} sleeps and {spins} short waits spun, woken up to {} us late, a pass held up to {} us; \
          late or held more than {} ms: {} times, {} us in all; \
          {} ms real-time, {} ms ordinary, {} holds, {} rescues by its guard; {}",
         r.sampler_state.oversleep_max.load(Ordering::Relaxed) / 1000,

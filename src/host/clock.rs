@@ -333,6 +333,12 @@ impl SampleClock {
                 .store(now_ns.saturating_add(i / 8), Ordering::Relaxed);
         }
     }
+    /// Is the clock catching up at CPU time `now_ns` (its next sample was due before now)?
+    /// Its next sample is then due at the spacing limit, a quarter interval after the last.
+    pub fn catching_up(&self, now_ns: u64) -> bool {
+        let next = self.next_ns.load(Ordering::Relaxed);
+        self.running() && next != 0 && next <= now_ns
+    }
     /// Is the clock running?
     pub fn running(&self) -> bool {
         self.interval_ns.load(Ordering::Relaxed) != 0

@@ -123,6 +123,10 @@ pub fn reschedule_at(cpu_no: u16, now_cpu_ns: u64, wall: u64) {
         // The accounting point after the next is at least half a period on.
         follow = follow.min(acc + st.meter.account_period(now_cpu_ns) / 2);
     }
+    s.shared.catching_up.store(
+        s.guest.catching_up(now_cpu_ns) || s.host.catching_up(now_cpu_ns),
+        Ordering::Relaxed,
+    );
     s.shared.follow_cpu_ns.store(
         if follow == u64::MAX { 0 } else { follow },
         Ordering::Relaxed,

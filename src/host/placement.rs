@@ -81,6 +81,9 @@ pub struct SamplerPlacement {
     /// real-time CPU threads ([`room_below`]; false until one is measured).
     room: Option<OthersLoad>,
     room_below: bool,
+    /// At the last look, the sampler had a core no running CPU thread was on, or was below
+    /// the CPU threads: a wait it spins takes no CPU thread's time ([`SamplerPlacement::may_spin`]).
+    spare: bool,
 }
 
 /// A wake-up of an ordinary-thread sampler this late says another process holds its core
@@ -165,6 +168,7 @@ impl SamplerPlacement {
             above_hold: ABOVE_FIRST,
             room: None,
             room_below: false,
+            spare: false,
         };
         // Until the first window has shown a core free of other processes: real-time.
         p.set_realtime(policy != Policy::Never);
@@ -345,6 +349,7 @@ impl SamplerPlacement {
         r.sampler_state
             .guard_core
             .store(timer_core.map_or(u32::MAX, |c| c as u32), Ordering::Relaxed);
+        self.spare = self.below || !free.is_empty();
         let want = if self.below || free.is_empty() {
             self.allowed.clone()
         } else if let Some(c) = timer_core {
@@ -375,6 +380,13 @@ impl SamplerPlacement {
         if !widening {
             self.keep_to(&want);
         }
+    }
+
+    /// May the sampler spin a short wait (`host::sampler`)? Only where that takes no CPU
+    /// thread's time: on a core of its own, or below the real-time CPU threads, which preempt
+    /// it. With more CPU threads than cores it would spin on a core a CPU thread needs.
+    pub fn may_spin(&self) -> bool {
+        self.spare
     }
 
     /// Keep the sampler to the host cores `want` (with two or more allowed).

@@ -28,6 +28,9 @@ pub struct SchedShared {
     pub armed_mono_ns: AtomicU64,
     /// The host core the CPU's last tick ran on (u32::MAX: none yet).
     pub core: AtomicU32,
+    /// A clock of the CPU is catching up (`SampleClock::catching_up`): the sampler waits
+    /// for its next deadline without sleeping when that is near (`host::sampler`).
+    pub catching_up: AtomicBool,
 }
 
 // The tick and the sampler exchange one cache line per CPU, not two.
@@ -111,6 +114,7 @@ impl Default for TickSchedule {
                 armed_cpu_ns: AtomicU64::new(0),
                 armed_mono_ns: AtomicU64::new(0),
                 core: AtomicU32::new(u32::MAX),
+                catching_up: AtomicBool::new(false),
             }),
             private: Padded(SchedPrivate::default()),
             rng: AtomicU64::new(0x9E37_79B9_7F4A_7C15),

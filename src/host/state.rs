@@ -89,6 +89,8 @@ pub struct SamplerState {
     /// a pass takes 2-30 us, a placement review with its /proc reads up to a few hundred,
     /// more when the host stops the thread while it runs).
     pub sleeps: AtomicU64,
+    /// Short waits for a CPU catching up that it spun instead (`host::sampler`).
+    pub spins: AtomicU64,
     pub oversleep_max: AtomicU64,
     pub pass_max: AtomicU64,
     pub stalls: [AtomicU64; LATE_STEPS_US.len()],

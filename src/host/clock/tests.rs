@@ -403,3 +403,29 @@ fn intervals_the_host_held_the_cpu_are_told_apart() {
     assert_eq!(missed, 199);
     assert_eq!(held, 0);
 }
+
+/// A clock behind its due time says so (the sampler then spins its short waits for the CPU,
+/// `host::sampler`) until it has caught up, and not once stopped.
+#[test]
+fn a_clock_catching_up_says_so() {
+    let c = SampleClock::default();
+    c.start(1000, 0, 0);
+    assert!(!c.catching_up(500));
+    assert!(c.poll(1_080, 1).is_some());
+    assert!(!c.catching_up(1_500), "on time");
+    // Four intervals late: behind, and the next sample is due at the spacing limit.
+    assert!(c.poll(6_000, 2).is_some());
+    assert!(c.catching_up(6_000));
+    assert_eq!(c.wake_at(), 6_250);
+    // Ticks exactly when asked (a sampler that spins its short waits) take four samples an
+    // interval: the four intervals lost are made up 1,250 ns later, with the one due at 7,000.
+    let mut t = 6_000;
+    while c.catching_up(t) {
+        t = c.wake_at();
+        assert!(c.poll(t, t).is_some());
+    }
+    assert_eq!(t, 7_250, "caught up");
+    assert_eq!(c.missed.load(Ordering::Relaxed), 0);
+    c.stop();
+    assert!(!c.catching_up(t + 10_000), "stopped");
+}
