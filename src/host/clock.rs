@@ -46,8 +46,9 @@ pub struct Stretch {
 /// with the following ticks (one sample per tick, each of the instruction the CPU has then
 /// reached, never a burst of the same one: two samples are always at least a quarter of an
 /// interval apart, so that catching up at most quadruples the rate, fast enough to gain on
-/// wake-ups that come tens of microseconds late); only beyond MAX_CATCH_UP intervals behind
-/// does it resynchronize and count the intervals as missed.
+/// wake-ups that come tens of microseconds late, provided the sampler spins rather than
+/// sleeps the short waits between them: [`SampleClock::catching_up`]); only beyond
+/// MAX_CATCH_UP intervals behind does it resynchronize and count the intervals as missed.
 ///
 /// Missed intervals (and those still owed when LSCTL stops or restarts the clock) are not
 /// stored anywhere in the guest's blocks: the guest sees a longer interval, which SA23-2260
