@@ -7,6 +7,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 /// Intervals a sampling clock catches up, one per tick, before it gives up and resynchronizes.
 pub const MAX_CATCH_UP: u64 = 64;
 
+/// The CPU's usual rate, against which a stretch too late to catch up is judged held by the
+/// host, is that of this much CPU time (to twice as much) before it ([`SampleClock::poll`]).
+const RATE_WINDOW_NS: u64 = 20_000_000;
+
 /// A tick this much before a sample's due time (at most three quarters of an interval) still
 /// takes it, keeping the clock's phase (the next sample stays due one interval after this
 /// one's due time), so the average rate is exact; it never comes before the spacing limit
@@ -107,8 +111,9 @@ pub struct SampleClock {
     /// Of the missed intervals, those in which the host held the CPU's thread without it
     /// executing instructions ([`SampleClock::poll`]): `hcpumf status`.
     pub held: AtomicU64,
-    /// CPU time and instructions of the stretches between samples taken on time or caught
-    /// up: the CPU's usual rate, against which a stretch too late to catch up is judged.
+    /// CPU time and instructions of the recent stretches between samples taken on time or
+    /// caught up (RATE_WINDOW_NS): the CPU's usual rate, against which a stretch too late to
+    /// catch up is judged.
     run_ns: AtomicU64,
     run_instructions: AtomicU64,
     /// Of the missed intervals, those the guest's update process has not yet been told of
@@ -406,8 +411,7 @@ impl SampleClock {
             }
         }
         if !resynchronized {
-            bump(&self.run_ns, stretch.ns);
-            bump(&self.run_instructions, stretch.instructions);
+            self.learn_rate(stretch);
         }
         self.next_ns.store(n, Ordering::Relaxed);
         self.last_ns.store(now_ns.max(1), Ordering::Relaxed);
@@ -418,6 +422,25 @@ impl SampleClock {
         self.base_instructions
             .store(instructions, Ordering::Relaxed);
         Some(stretch)
+    }
+
+    /// Add a stretch run on time to the CPU's usual rate, which is that of its last
+    /// RATE_WINDOW_NS to twice that of CPU time: the totals are halved when they pass twice
+    /// the window, so that a guest that moved on to costlier (or cheaper) instructions is
+    /// judged by what it runs now.
+    fn learn_rate(&self, stretch: Stretch) {
+        let ns = self
+            .run_ns
+            .load(Ordering::Relaxed)
+            .saturating_add(stretch.ns);
+        let instructions = self
+            .run_instructions
+            .load(Ordering::Relaxed)
+            .saturating_add(stretch.instructions);
+        let halve = u32::from(ns > 2 * RATE_WINDOW_NS);
+        self.run_ns.store(ns >> halve, Ordering::Relaxed);
+        self.run_instructions
+            .store(instructions >> halve, Ordering::Relaxed);
     }
 
     /// Intervals of `i` ns in `stretch` (the CPU time and instructions since the last sample)

@@ -404,6 +404,27 @@ fn intervals_the_host_held_the_cpu_are_told_apart() {
     assert_eq!(held, 0);
 }
 
+/// The usual rate a held stretch is judged by is the CPU's recent one: a guest that moved on
+/// to instructions ten times as costly, and ran 10 ms at that rate while no sample came,
+/// was not held (against its average since the start it would seem held for most of it).
+#[test]
+fn the_usual_rate_is_the_recent_one() {
+    let i = 50_000u64;
+    let c = SampleClock::default();
+    c.start(i, 0, 0);
+    // 300 ms at 1,000 instructions an interval, then 300 ms at 100.
+    let (mut t, mut n) = (0u64, 0u64);
+    for k in 0..12_000u64 {
+        t += i;
+        n += if k < 6_000 { 1_000 } else { 100 };
+        assert!(c.poll(t, n).is_some());
+    }
+    // 10 ms later, 200 intervals at 100 instructions each.
+    assert!(c.poll(t + 10_000_000, n + 20_000).is_some());
+    assert_eq!(c.missed.load(Ordering::Relaxed), 199);
+    assert_eq!(c.held.load(Ordering::Relaxed), 0);
+}
+
 /// A clock behind its due time says so (the sampler then spins its short waits for the CPU,
 /// `host::sampler`) until it has caught up, and not once stopped.
 #[test]
