@@ -281,7 +281,8 @@ fn status() {
     let sleeps = r.sampler_state.sleeps.load(Ordering::Relaxed);
     let spins = r.sampler_state.spins.load(Ordering::Relaxed);
     log(&format!(
-        "HHCMF022I sampler thread: {sleeps} sleeps and {spins} short waits spun, woken up to {} us late, a pass held up to {} us; \
+        "HHCMF022I sampler thread: {sleeps} sleeps and {spins} short waits spun, \
+         woken up to {} us late, a pass held up to {} us; \
          late or held more than {} ms: {} times, {} us in all; \
          {} ms real-time, {} ms ordinary, {} holds, {} rescues by its guard; {}",
         r.sampler_state.oversleep_max.load(Ordering::Relaxed) / 1000,
@@ -304,10 +305,7 @@ fn status() {
         r.sampler_state.rescues.load(Ordering::Relaxed),
         sampler_cost(
             thread_run_ns(r.sampler_state.tid.load(Ordering::Relaxed)),
-            r.cpus
-                .iter()
-                .map(|st| st.schedule.both(|c| &c.taken))
-                .sum(),
+            r.cpus.iter().map(|st| st.schedule.both(|c| &c.taken)).sum(),
             sleeps
         )
     ));

@@ -82,7 +82,8 @@ pub struct SamplerPlacement {
     room: Option<OthersLoad>,
     room_below: bool,
     /// At the last look, the sampler had a core no running CPU thread was on, or was below
-    /// the CPU threads: a wait it spins takes no CPU thread's time ([`SamplerPlacement::may_spin`]).
+    /// the CPU threads: a wait it spins takes no CPU thread's time
+    /// ([`SamplerPlacement::may_spin`]).
     spare: bool,
 }
 
