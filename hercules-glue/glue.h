@@ -145,6 +145,13 @@ typedef struct hcpumf_host {
      * online, started and not interpreting a SIE guest (`waiting` says whether it sits in
      * Hercules' wait, its PSW fields then read consistently); 0 otherwise. */
     int (*peek_wait)(uint16_t cpu, hcpumf_wait_peek *out);
+    /* Hercules' TOD-clock update, as its timer thread makes it after each TIMERINT sleep
+     * (update_tod_clock: the TOD clock, then every CPU's clock comparator, CPU timer and
+     * interval timer, under the TOD and interrupt locks). The caller holds no CPU. */
+    void (*tod_update)(void);
+    /* Hercules' timer-thread interval (sysblk.timerint, microseconds); when `us` > 0 it is
+     * set to `us`. Returns the value before. */
+    int (*timerint)(int us);
 } hcpumf_host;
 
 /* The glue's HDL sections. The Rust cdylib exports hdl_depc, hdl_reso, hdl_init, hdl_dins

@@ -123,6 +123,19 @@ static uint64_t hcpumf_h_tod(void)
     return (uint64_t)hw_clock() << 8;
 }
 
+static void hcpumf_h_tod_update(void)
+{
+    update_tod_clock();
+}
+
+static int hcpumf_h_timerint(int us)
+{
+    int before = sysblk.timerint;
+    if (us > 0)
+        sysblk.timerint = us;
+    return before;
+}
+
 static uint8_t hcpumf_h_cpu_state(uint16_t cpu, uint8_t *state)
 {
     REGS *regs;
@@ -160,6 +173,8 @@ void hcpumf_services_load(void)
     h->cpu_state = hcpumf_h_cpu_state;
     h->peek = hcpumf_h_peek;
     h->peek_wait = hcpumf_h_peek_wait;
+    h->tod_update = hcpumf_h_tod_update;
+    h->timerint = hcpumf_h_timerint;
     hcpumf_load(h);
 }
 

@@ -274,6 +274,25 @@ fn sampler_health(running: bool, trouble: &str) -> Option<String> {
     }
 }
 
+/// What `hcpumf status` says of Hercules' TOD-clock updates made by the sampler thread
+/// (`host::timer_duty`): `operator_us` the operator's TIMERINT while it makes them (0: it
+/// does not), `updates` those it made (None: it never did).
+fn tod_duty_status(operator_us: u32, updates: u64) -> Option<String> {
+    match (operator_us, updates) {
+        (0, 0) => None,
+        (0, n) => Some(format!(
+            "HHCMF026I TOD-clock updates: {n} made by the sampler thread while it had no host \
+             core of its own; Hercules' timer thread makes them again"
+        )),
+        (us, n) => Some(format!(
+            "HHCMF026I TOD-clock updates: made by the sampler thread ({n} so far), at least \
+             every {us} us (TIMERINT), as it has no host core of its own and wakes that often \
+             anyway; Hercules' timer thread sleeps {} us meanwhile",
+            crate::host::timer_duty::DUTY_TIMERINT_US
+        )),
+    }
+}
+
 fn status() {
     let m = model::current();
     log(&format!("HHCMF020I {}", m.summary()));
@@ -309,6 +328,12 @@ fn status() {
             sleeps
         )
     ));
+    if let Some(line) = tod_duty_status(
+        r.sampler_state.tod_duty_us.load(Ordering::Relaxed),
+        r.sampler_state.tod_updates.load(Ordering::Relaxed),
+    ) {
+        log(&line);
+    }
     let trouble = r
         .sampler_state
         .trouble

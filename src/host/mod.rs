@@ -48,3 +48,4 @@ pub mod services;
 pub mod state;
 pub mod storage;
 pub mod tick;
+pub mod timer_duty;

@@ -16,6 +16,7 @@ use crate::host::remote;
 use crate::host::schedule::{SchedPrivate, SchedShared, TickSchedule};
 use crate::host::services::{host, log};
 use crate::host::state::{rt, Runtime, SamplerState, LATE_STEPS_US};
+use crate::host::timer_duty::{self, TimerDuty};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -115,6 +116,10 @@ fn supervise() {
                 // chosen afresh (the panic may have come in the middle of a change).
                 *placement = placement.afresh();
             } else {
+                // Hercules' timer thread makes the TOD-clock updates again.
+                if let Some(h) = host() {
+                    timer_duty::give_back_timerint(h, &r.sampler_state);
+                }
                 log(&format!(
                     "HHCMF092E hcpumf the sampler thread ended by a panic {what}, its panic \
                      {n} since the load; not started again: sampling has stopped on every CPU \
@@ -174,6 +179,7 @@ fn sampler_loop(placement: &mut SamplerPlacement) {
     let mut pass = wall_ns();
     // The last wait was spun (see SPIN_NS).
     let mut spun = false;
+    let mut duty = TimerDuty::new();
     while !r.stop.load(Ordering::Acquire) {
         // For the guard (`host::guard`): the sampler runs.
         st.beat.store(pass, Ordering::Release);
@@ -195,6 +201,16 @@ fn sampler_loop(placement: &mut SamplerPlacement) {
             st.pass_max.store(held, Ordering::Relaxed);
         }
         stall(st, held);
+        if let Some(h) = host() {
+            duty.pass(h, st, now2, placement.may_spin());
+        }
+        // At the latest when Hercules' timer thread would have updated its clock, while the
+        // sampler makes those updates.
+        let cap = duty.longest_sleep(st, now2).map(|d| now2 + d);
+        let forced = cap.is_some_and(|c| c < next);
+        if let Some(c) = cap.filter(|_| forced) {
+            next = c;
+        }
         // A spin that found the CPU not yet due (its thread did not run: it may share the
         // sampler's core) is not repeated at once: the sampler sleeps and lets it run.
         let spin = next > now2
@@ -206,6 +222,9 @@ fn sampler_loop(placement: &mut SamplerPlacement) {
         if next > now2 && !r.stop.load(Ordering::Acquire) {
             r.sampler_state.sleep_target.store(next, Ordering::SeqCst);
             remote::pass_ends();
+            if !forced {
+                duty.own_wake();
+            }
             if spin {
                 bump(&st.spins, 1);
                 // A CPU that posts an earlier deadline clears the sleep target (and unparks
@@ -231,6 +250,9 @@ fn sampler_loop(placement: &mut SamplerPlacement) {
             placement.woke(late);
         }
         pass = wall_ns();
+    }
+    if let Some(h) = host() {
+        duty.end(h, st, wall_ns);
     }
 }
 

@@ -64,8 +64,13 @@ impl SamplerState {
     /// thread, woken about 2,300 times a second, makes one due for hundreds of microseconds
     /// pending only then). Taking it to follow there biased the problem state low: 3-7
     /// points with 1,700-2,600 CPU-timer interruptions a second.
+    ///
+    /// Likewise while the sampler makes Hercules' TOD-clock updates (`host::timer_duty`):
+    /// it makes one right after its pass.
     pub fn interruption_follows(&self, timer_due: bool) -> bool {
-        timer_due && self.above_all.load(Ordering::Acquire)
+        timer_due
+            && (self.above_all.load(Ordering::Acquire)
+                || self.tod_duty_us.load(Ordering::Relaxed) != 0)
     }
 }
 
@@ -123,6 +128,10 @@ pub struct SamplerState {
     pub beat: AtomicU64,
     /// The core the guard keeps to (u32::MAX: any).
     pub guard_core: AtomicU32,
+    /// The operator's TIMERINT (us) while the sampler makes Hercules' TOD-clock updates
+    /// (`host::timer_duty`; 0: Hercules' timer thread makes them), and the updates it made.
+    pub tod_duty_us: AtomicU32,
+    pub tod_updates: AtomicU64,
     /// What went wrong with the sampler thread last, in words, for `hcpumf status` (empty:
     /// nothing): a panic (`host::sampler` starts its loop again after the first), its end.
     pub trouble: std::sync::Mutex<String>,
