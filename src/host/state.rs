@@ -64,13 +64,8 @@ impl SamplerState {
     /// thread, woken about 2,300 times a second, makes one due for hundreds of microseconds
     /// pending only then). Taking it to follow there biased the problem state low: 3-7
     /// points with 1,700-2,600 CPU-timer interruptions a second.
-    ///
-    /// Likewise while the sampler makes Hercules' TOD-clock updates (`host::timer_duty`):
-    /// it makes one right after its pass.
     pub fn interruption_follows(&self, timer_due: bool) -> bool {
-        timer_due
-            && (self.above_all.load(Ordering::Acquire)
-                || self.tod_duty_us.load(Ordering::Relaxed) != 0)
+        timer_due && self.above_all.load(Ordering::Acquire)
     }
 }
 
