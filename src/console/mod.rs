@@ -276,7 +276,7 @@ fn sampler_health(running: bool, trouble: &str) -> Option<String> {
 
 /// What `hcpumf status` says of Hercules' TOD-clock updates made by the sampler thread
 /// (`host::timer_duty`): `operator_us` the operator's TIMERINT while it makes them (0: it
-/// does not), `updates` those it made (None: it never did).
+/// does not), `updates` those it made since the load (no line when it never did).
 fn tod_duty_status(operator_us: u32, updates: u64) -> Option<String> {
     match (operator_us, updates) {
         (0, 0) => None,
