@@ -104,6 +104,9 @@ impl TimerDuty {
     /// After the sampler's pass at `now`: make the update if the duty is the sampler's, and
     /// every REVIEW_NS weigh its wake-ups (`spare`: it has a host core of its own).
     pub fn pass(&mut self, h: &hcpumf_host, st: &SamplerState, now: u64, spare: bool) {
+        if !enabled() {
+            return;
+        }
         if self.window_start == 0 {
             self.window_start = now;
         }
@@ -134,35 +137,24 @@ impl TimerDuty {
         let (Some(timerint), Some(_)) = (h.timerint, h.tod_update) else {
             return;
         };
-        if !enabled() {
-            return;
-        }
         let held = st.tod_duty_us.load(Ordering::Relaxed);
         // SAFETY: the glue reads Hercules' sysblk.timerint (0: only read).
         let now_us = unsafe { timerint(0) };
-        // The operator's TIMERINT: while the duty is held, one set at the console since.
-        let operator = if held != 0 && now_us != DUTY_TIMERINT_US {
-            now_us
-        } else if held != 0 {
+        // The operator's TIMERINT: the one kept while the duty is held, unless the operator
+        // set another at the console since.
+        let operator = if held != 0 && now_us == DUTY_TIMERINT_US {
             i32::try_from(held).unwrap_or(i32::MAX)
         } else {
             now_us
         };
         let want = wanted(wakes, window, spare, operator, held != 0);
-        match (held != 0, want) {
-            (false, true) => {
-                // SAFETY: as above; sets sysblk.timerint.
-                unsafe { timerint(DUTY_TIMERINT_US) };
-                store_operator(st, operator);
-            }
-            (true, true) if now_us != DUTY_TIMERINT_US => {
-                // The operator set TIMERINT: keep to it, and put it back later.
-                // SAFETY: as above.
-                unsafe { timerint(DUTY_TIMERINT_US) };
-                store_operator(st, operator);
-            }
-            (true, false) => self.give_back(h, st, now),
-            _ => {}
+        if want && (held == 0 || now_us != DUTY_TIMERINT_US) {
+            // Taken, or the operator set TIMERINT meanwhile: keep to theirs, put it back later.
+            // SAFETY: as above; sets sysblk.timerint.
+            unsafe { timerint(DUTY_TIMERINT_US) };
+            store_operator(st, operator);
+        } else if !want && held != 0 {
+            self.give_back(h, st, now);
         }
     }
 
