@@ -111,8 +111,8 @@ void ARCH_DEP(hcpumf_tick_common)(BYTE inst[], REGS *regs)
     }
     case 2:
         /* Pending, but the CPU is not enabled for it: be back right after the instruction
-         * that enables it, which is when the alert is presented. */
-        ARCH_DEP(hcpumf_arm_watch)(regs);
+         * that enables it, which is when the alert is presented (`inst` itself may be it). */
+        ARCH_DEP(hcpumf_arm_watch)(regs, inst);
         break;
     }
 }
@@ -132,14 +132,28 @@ static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
 
     /* Watching for the instruction that enables a pending alert (hcpumf_arm_watch): others
      * run on with their entry left trapping; the enabling one arms every entry, so that the
-     * tick runs at the instruction boundary right after it. */
-    if (hcpumf_armstate(cpu) == 2 && hcpumf_armstate_[cpu].nfew == HCPUMF_WATCH) {
-        if (hcpumf_may_enable(inst) && __sync_bool_compare_and_swap(&hcpumf_armstate(cpu), 2, 3)) {
+     * tick runs at the instruction boundary right after it. While the sampler is writing
+     * the table (1) the CPU waits to see what it leaves: run on at once, an enabling
+     * instruction would find the watch gone and the sampler's entries not yet in place,
+     * and the alert would come some instructions late. */
+    for (;;) {
+        int s = hcpumf_armstate(cpu);
+        if (s == 1) {
+            __builtin_ia32_pause();
+            continue;
+        }
+        if (s != 2 || hcpumf_armstate_[cpu].nfew != HCPUMF_WATCH)
+            break;
+        if (!hcpumf_may_enable(inst)) {
+            orig(inst, regs);
+            return;
+        }
+        if (__sync_bool_compare_and_swap(&hcpumf_armstate(cpu), 2, 3)) {
             ARCH_DEP(hcpumf_arm)(regs, HCPUMF_ARM_EVERY);
             __atomic_store_n(&hcpumf_armstate(cpu), 2, __ATOMIC_RELEASE);
+            orig(inst, regs);
+            return;
         }
-        orig(inst, regs);
-        return;
     }
     /* Restore only this opcode's entry: the others are put back as the CPU meets them, so
      * a tick touches the table lines the guest uses rather than all 2 KB of them. */
@@ -273,19 +287,25 @@ static void ARCH_DEP(hcpumf_arm)(REGS *regs, hcpumf_arm_mode mode)
         ARCH_DEP(hcpumf_trap_entry)(regs, i);
 }
 
-/* Arm the CPU, from its own tick, for the instructions that can enable it for a pending
- * measurement alert (HCPUMF_ENABLING_OPS). Unless the sampler is arming it: then the
- * sampler's tick, or the next look at a masked alert (ALERT_POLL_NS), comes instead. */
-void ARCH_DEP(hcpumf_arm_watch)(REGS *regs)
+/* Arm the CPU, from its own tick before instruction `inst`, for the instructions that can
+ * enable it for a pending measurement alert (HCPUMF_ENABLING_OPS), or every entry when
+ * `inst` is one of them: the tick then runs right after it. Unless the sampler is arming
+ * it: then the sampler's tick (its prediction traps the instruction after this one), or the
+ * next look at a masked alert (ALERT_POLL_NS), comes instead. */
+void ARCH_DEP(hcpumf_arm_watch)(REGS *regs, const BYTE inst[])
 {
     static const BYTE ops[HCPUMF_N_ENABLING_OPS] = HCPUMF_ENABLING_OPS;
     int cpu = regs->cpuad, k;
     if (hcpumf_armed_table[cpu] != regs->ARCH_DEP(opcode_table)
         || !__sync_bool_compare_and_swap(&hcpumf_armstate(cpu), 0, 1))
         return;
-    for (k = 0; k < HCPUMF_N_ENABLING_OPS; k++)
-        ARCH_DEP(hcpumf_trap_entry)(regs, ops[k]);
-    hcpumf_armstate_[cpu].nfew = HCPUMF_WATCH;
+    if (hcpumf_enabling(inst)) {
+        ARCH_DEP(hcpumf_arm)(regs, HCPUMF_ARM_EVERY);
+    } else {
+        for (k = 0; k < HCPUMF_N_ENABLING_OPS; k++)
+            ARCH_DEP(hcpumf_trap_entry)(regs, ops[k]);
+        hcpumf_armstate_[cpu].nfew = HCPUMF_WATCH;
+    }
     __atomic_store_n(&hcpumf_armstate(cpu), 2, __ATOMIC_RELEASE);
 }
 

@@ -153,14 +153,26 @@ static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
     }
     /* Watching for the instruction that enables a pending alert (hcpumf_arm_watch): others
      * run on with their entry left trapping; the enabling one arms every entry, so that the
-     * tick runs at the instruction boundary right after it. */
-    if (hcpumf_arm_[cpu].s == 2 && hcpumf_arm_[cpu].nfew == HCPUMF_WATCH) {
-        if (hcpumf_may_enable(inst) && __sync_bool_compare_and_swap(&hcpumf_arm_[cpu].s, 2, 3)) {
+     * tick runs at the instruction boundary right after it. While the sampler is writing
+     * the copy (1) the CPU waits to see what it leaves (see arming.c). */
+    for (;;) {
+        int s = hcpumf_arm_[cpu].s;
+        if (s == 1) {
+            __builtin_ia32_pause();
+            continue;
+        }
+        if (s != 2 || hcpumf_arm_[cpu].nfew != HCPUMF_WATCH)
+            break;
+        if (!hcpumf_may_enable(inst)) {
+            orig(inst, regs);
+            return;
+        }
+        if (__sync_bool_compare_and_swap(&hcpumf_arm_[cpu].s, 2, 3)) {
             hcpumf_trap_every(cpu, tab, ARCH_IDX);
             __atomic_store_n(&hcpumf_arm_[cpu].s, 2, __ATOMIC_RELEASE);
+            orig(inst, regs);
+            return;
         }
-        orig(inst, regs);
-        return;
     }
     /* Restore this entry first; the sampler may be writing the copy right now (under the
      * CPU lock, well under a microsecond): wait for it. */
@@ -189,11 +201,12 @@ static void ARCH_DEP(hcpumf_tick)(BYTE inst[], REGS *regs)
     orig(inst, regs);
 }
 
-/* Arm the CPU, from its own tick, for the instructions that can enable it for a pending
- * measurement alert (HCPUMF_ENABLING_OPS, every second byte). Unless the sampler is arming
- * it: then the sampler's tick, or the next look at a masked alert (ALERT_POLL_NS), comes
- * instead. */
-void ARCH_DEP(hcpumf_arm_watch)(REGS *regs)
+/* Arm the CPU, from its own tick before instruction `inst`, for the instructions that can
+ * enable it for a pending measurement alert (HCPUMF_ENABLING_OPS, every second byte), or
+ * every entry when `inst` is one of them: the tick then runs right after it. Unless the
+ * sampler is arming it: then the sampler's tick (its prediction traps the instruction after
+ * this one), or the next look at a masked alert (ALERT_POLL_NS), comes instead. */
+void ARCH_DEP(hcpumf_arm_watch)(REGS *regs, const BYTE inst[])
 {
     static const BYTE ops[HCPUMF_N_ENABLING_OPS] = HCPUMF_ENABLING_OPS;
     int cpu = regs->cpuad, k, i;
@@ -201,10 +214,14 @@ void ARCH_DEP(hcpumf_arm_watch)(REGS *regs)
     if (!tab || !__sync_bool_compare_and_swap(&hcpumf_arm_[cpu].s, 0, 1))
         return;
     hcpumf_arm_[cpu].arch = regs->arch_mode;
-    for (k = 0; k < HCPUMF_N_ENABLING_OPS; k++)
-        for (i = 0; i < 256; i++)
-            tab[ops[k] << 8 | i] = hcpumf_tick_fn[ARCH_IDX];
-    hcpumf_arm_[cpu].nfew = HCPUMF_WATCH;
+    if (hcpumf_enabling(inst)) {
+        hcpumf_trap_every(cpu, tab, ARCH_IDX);
+    } else {
+        for (k = 0; k < HCPUMF_N_ENABLING_OPS; k++)
+            for (i = 0; i < 256; i++)
+                tab[ops[k] << 8 | i] = hcpumf_tick_fn[ARCH_IDX];
+        hcpumf_arm_[cpu].nfew = HCPUMF_WATCH;
+    }
     __atomic_store_n(&hcpumf_arm_[cpu].s, 2, __ATOMIC_RELEASE);
 }
 

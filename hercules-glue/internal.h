@@ -112,6 +112,16 @@ static inline int hcpumf_may_enable(const BYTE inst[])
     default: return 1;
     }
 }
+/* Any instruction: may it enable a CPU for a pending measurement alert? */
+static inline int hcpumf_enabling(const BYTE inst[])
+{
+    static const BYTE ops[HCPUMF_N_ENABLING_OPS] = HCPUMF_ENABLING_OPS;
+    int k;
+    for (k = 0; k < HCPUMF_N_ENABLING_OPS; k++)
+        if (inst[0] == ops[k])
+            return hcpumf_may_enable(inst);
+    return 0;
+}
 
 #endif /* HCPUMF_INTERNAL_H */
 
@@ -166,7 +176,7 @@ DEF_INST(hcpumf_kmac);
 
 /* arming.c */
 void ARCH_DEP(hcpumf_tick_common)(BYTE inst[], REGS *regs);
-void ARCH_DEP(hcpumf_arm_watch)(REGS *regs);
+void ARCH_DEP(hcpumf_arm_watch)(REGS *regs, const BYTE inst[]);
 #if !defined(HCPUMF_HYPERION)
 void ARCH_DEP(hcpumf_patch)(REGS *regs, int install);
 #endif

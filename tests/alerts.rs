@@ -11,7 +11,9 @@ fn authorization_changes_are_presented_once_enabled() {
     let script = dir.join("alert.rc");
     std::fs::write(
         &script,
-        "hcpumf inject lsda cpu=0\nhcpumf auth counters=b sampling=none\n",
+        // The flag tells the guest the alerts are pending (its wait, not a guess at how long
+        // a loaded host takes to run these).
+        "hcpumf inject lsda cpu=0\nhcpumf auth counters=b sampling=none\nr 30a0=01\n",
     )
     .expect("script");
     let cfg = Config {

@@ -2,8 +2,9 @@
 # problem-state and basic counter sets and basic sampling (active, at the maximum interval
 # so that no sample is due), then executes an invalid instruction: the automatic operator
 # sees the program check and runs `hcpumf inject lsda` and `hcpumf auth counters=b
-# sampling=none`. The guest spins with the PSW external mask off for a while (the alert
-# must stay pending), then enables it and waits for the 1407 interruption.
+# sampling=none`, then sets the flag at 0x30A0. The guest waits for the flag and spins on
+# with the PSW external mask off for a while (the alert must stay pending), then enables it
+# and waits for the 1407 interruption.
 #   0x3000 QCTRI after, 0x3040 QSI after, 0x3080 loops spun before the interruption came
         .include "lowcore.inc"
 start:  lghi  %r13,0x3000
@@ -14,7 +15,11 @@ start:  lghi  %r13,0x3000
         stg   %r2,req+8-0x1000(%r12)
         lsctl req-0x1000(%r12)
         .short 0                              # operation exception: the operator acts
-        llilf %r6,30000000                    # ~0.1 s with the external mask off
+        llilf %r6,1000000000                  # wait (seconds at most) for the operator's
+0:      cli   0xa0(%r13),0                    # flag, set after its commands: on a loaded
+        jne   4f                              # host they may come late
+        brctg %r6,0b
+4:      llilf %r6,30000000                    # ~0.1 s more with the external mask off
 1:      brctg %r6,1b
         lghi  %r7,0
         stosm 0x90(%r13),0x01
