@@ -1,11 +1,10 @@
 //! Delivering measurement alerts (SA23-2260, "Measurement Alert"): events raised on a CPU
 //! from any thread reach it at its next tick, or through the glue when it waits.
 
-use crate::host::deadline::{schedule, wall_ns};
+use crate::host::deadline::{schedule, thread_id, wall_ns};
 use crate::host::glue::ArmMode;
 use crate::host::services::host;
 use crate::host::state::{cpu, CpuState};
-use crate::host::tick::thread_id;
 use hcpumf_arch::alerts::AlertBits;
 use std::sync::atomic::Ordering;
 

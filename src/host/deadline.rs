@@ -176,3 +176,18 @@ pub fn host_core() -> u32 {
     let c = unsafe { libc::sched_getcpu() };
     u32::try_from(c).unwrap_or(u32::MAX)
 }
+
+/// The calling thread's Linux thread id (a system call once per thread).
+pub fn thread_id() -> u32 {
+    thread_local! {
+        static TID: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    }
+    TID.with(|t| {
+        if t.get() == 0 {
+            // SAFETY: gettid takes no arguments and cannot fail.
+            let id = unsafe { libc::syscall(libc::SYS_gettid) };
+            t.set(u32::try_from(id).unwrap_or(0));
+        }
+        t.get()
+    })
+}

@@ -174,7 +174,7 @@ fn sampler_loop(placement: &mut SamplerPlacement) {
     let r = rt();
     r.sampler_state
         .tid
-        .store(crate::host::tick::thread_id(), Ordering::Relaxed);
+        .store(crate::host::deadline::thread_id(), Ordering::Relaxed);
     let st = &r.sampler_state;
     let mut pass = wall_ns();
     // The last wait was spun (see SPIN_NS).

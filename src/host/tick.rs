@@ -7,7 +7,7 @@
 //! 3. `run::sample`: a HIS run's sampling: an entry into the run's own block;
 //! 4. the next accounting point, a pending measurement alert to present, the next deadline.
 
-use crate::host::deadline::{host_core, reschedule_at, wall_of};
+use crate::host::deadline::{host_core, reschedule_at, thread_id, wall_of};
 use crate::host::meter::{bump, mono_ns, RawCounts, ARM_TRUST_NS};
 use crate::host::services::tod_or_now;
 use crate::host::state::{self, CpuState};
@@ -75,21 +75,6 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64, timer_due: bo
     let param = st.alerts.take_deliverable(view);
     reschedule_at(view.cpu, now_ns, wall_of(mono));
     param
-}
-
-/// The calling thread's Linux thread id (a system call once per thread).
-pub fn thread_id() -> u32 {
-    thread_local! {
-        static TID: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
-    }
-    TID.with(|t| {
-        if t.get() == 0 {
-            // SAFETY: gettid takes no arguments and cannot fail.
-            let id = unsafe { libc::syscall(libc::SYS_gettid) };
-            t.set(u32::try_from(id).unwrap_or(0));
-        }
-        t.get()
-    })
 }
 
 /// Problem-state attribution needs accounting points while the problem-state set is active

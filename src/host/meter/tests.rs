@@ -5,7 +5,7 @@ use super::*;
 /// a thread that is not there has none.
 #[test]
 fn a_threads_run_time_is_read_from_proc() {
-    let tid = crate::host::tick::thread_id();
+    let tid = crate::host::deadline::thread_id();
     assert_eq!(thread_run_ns(0), None);
     assert_eq!(thread_run_ns(u32::MAX), None);
     // Whether the kernel keeps schedstat, asked without the code under test: without it

@@ -37,7 +37,7 @@ fn the_sampler_goes_below_only_with_a_core_left_free() {
 
 #[test]
 fn a_thread_core_is_read_from_proc() {
-    let tid = crate::host::tick::thread_id();
+    let tid = crate::host::deadline::thread_id();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let core = ThreadStat::of(tid).and_then(|t| t.core);
     assert!(core.is_some_and(|c| c < cores.max(1024)), "{core:?}");
@@ -48,7 +48,7 @@ fn a_thread_core_is_read_from_proc() {
 /// Field 40 of a real-time thread is its priority; an ordinary thread's is 0.
 #[test]
 fn a_thread_real_time_priority_is_read_from_proc() {
-    let tid = crate::host::tick::thread_id();
+    let tid = crate::host::deadline::thread_id();
     assert_eq!(ThreadStat::of(tid).map(|t| t.rt_priority), Some(0));
     let param = libc::sched_param { sched_priority: 3 };
     // SAFETY: changes only this test thread's policy; refused without the privilege.
