@@ -369,7 +369,7 @@ fn status() {
         }
         log(&format!(
             "HHCMF021I CPU{i:04X} counters {}; sampling {} interval {} samples {} missed {} \
-             (late {} us at most, put off {}, held by the host {}); ticks {} (samples taken without one {}, accounting points {} (put off {} after the sampler was held up), armings escalated {}, lost and made again {}); pending alerts \
+             (late {} us at most, put off {}, held by the host {}); ticks {} (samples taken without one {}, left to it at an address-space switch {}, accounting points {} (put off {} after the sampler was held up), armings escalated {}, lost and made again {}); pending alerts \
              {:08X}; metered {} instructions, {} us{}",
             sets.join(" "),
             if st.sampling.any_active() {
@@ -387,6 +387,7 @@ fn status() {
             st.schedule.guest.held.load(Ordering::Relaxed),
             st.schedule.ticks.load(Ordering::Relaxed),
             st.schedule.private.remote_samples.load(Ordering::Relaxed),
+            st.schedule.private.space_switches.load(Ordering::Relaxed),
             st.schedule.private.remote_accounting.load(Ordering::Relaxed),
             st.schedule.private.held_up_points.load(Ordering::Relaxed),
             st.schedule.private.escalations.load(Ordering::Relaxed),

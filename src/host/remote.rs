@@ -182,6 +182,29 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> bool {
         // The peek did not read `timer_due`: the tick makes this point.
         return false;
     }
+    // A HIS run's program parameter (MVS awareness) comes from the PSA, read now, after the
+    // peek read the registers while the CPU ran on: if it switched address spaces in
+    // between, the PSA names the next one, and the sample would go to the wrong job (seen
+    // beside another Hercules run as root, which held this thread up: 39% of the samples
+    // for a job with 30% of the work). The tick, on the CPU's own thread, takes it instead.
+    let run_gpp = if due.run {
+        let regs = CpuView {
+            cpu,
+            arch: Arch::from_u32(u32::from(p.arch)),
+            dat: p.dat != 0,
+            cr0: p.cr0,
+            ..CpuView::default()
+        };
+        match run::program_parameter(st, &regs, p.prefix, p.cr1) {
+            (gpp, true) => Some(gpp),
+            (_, false) => {
+                bump(&private.space_switches, 1);
+                return false;
+            }
+        }
+    } else {
+        None
+    };
     let s = &st.schedule;
     // Put off to a fresh jittered time (not made by the tick either: that would be now) when
     // the sampler was held up, at most PUT_OFF_MAX times in a row: a sampler held up at
@@ -255,7 +278,7 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> bool {
         guest_sample(st, &view, cpu_ns);
     }
     if due.run {
-        run::sample(st, &view, p.prefix, p.cr1, cpu_ns);
+        run::sample(st, &view, p.prefix, p.cr1, cpu_ns, run_gpp);
     }
     if s.both(|c| &c.stalls) != stalls {
         // The CPU executed nothing since the last sample: its next instruction ticks.
@@ -360,7 +383,8 @@ pub fn dedicated(h: &hcpumf_host, cpu: u16, st: &CpuState) -> bool {
         if !s.host.poll_wait(c, instructions) {
             break;
         }
-        run::store(st, &view, w.prefix, w.cr1, 0);
+        let gpp = run::program_parameter(st, &view, w.prefix, w.cr1).0;
+        run::store(st, &view, 0, gpp);
     }
     reschedule_waiting(cpu, c, wall_ns());
     true

@@ -23,8 +23,10 @@ pub struct Block {
 }
 
 /// The guest program parameter of a run's sample of the CPU `view` describes (prefix, CR1),
-/// read from guest storage; 0 when it cannot tell.
-pub type ProgramParameterSource = fn(&dyn GuestStorage, &CpuView, u64, u64) -> u64;
+/// read from guest storage (0 when it cannot tell), and whether the storage it was read
+/// from still describes the address space of those registers (false when the CPU has
+/// switched since they were read).
+pub type ProgramParameterSource = fn(&dyn GuestStorage, &CpuView, u64, u64) -> (u64, bool);
 
 /// Where full blocks go while a run is attached.
 static SINK: Mutex<Option<mpsc::Sender<Block>>> = Mutex::new(None);
@@ -102,7 +104,8 @@ pub fn last_view(cpu: u16) -> Option<(CpuView, u64, u64)> {
 
 /// On the CPU's tick: note what the CPU looks like (for the map) and, when the run's clock
 /// says so, store one entry into the CPU's block.
-pub fn sample(st: &CpuState, view: &CpuView, prefix: u64, cr1: u64, now_ns: u64) {
+/// `gpp`: the guest program parameter when the caller read it already (else read here).
+pub fn sample(st: &CpuState, view: &CpuView, prefix: u64, cr1: u64, now_ns: u64, gpp: Option<u64>) {
     let s = &st.schedule;
     if s.host_accounting.load(Ordering::Relaxed) {
         st.run.seen(view, prefix, cr1);
@@ -111,30 +114,37 @@ pub fn sample(st: &CpuState, view: &CpuView, prefix: u64, cr1: u64, now_ns: u64)
         return;
     };
     let unique = s.host.unique(stretch, model::current().cpu_speed);
-    store(st, view, prefix, cr1, unique);
+    let gpp = gpp.unwrap_or_else(|| program_parameter(st, view, prefix, cr1).0);
+    store(st, view, unique, gpp);
 }
 
-/// Store one entry of the CPU `view` describes (prefix, CR1), with `unique` instructions at
-/// the sampling point, into the CPU's block; a block that became full goes to the writer.
-pub fn store(st: &CpuState, view: &CpuView, prefix: u64, cr1: u64, unique: u8) {
-    let s = &st.schedule;
-    let m = model::current();
-    // The guest program parameter: what the provider (MVS awareness) reads from guest
-    // storage, or else what the guest itself loaded with LPP (z/OS's dispatcher does, while
-    // the guest samples).
-    let from_guest = if s.host_mvs.load(Ordering::Relaxed) {
+/// The guest program parameter of a sample of the CPU `view` describes (prefix, CR1): what
+/// the provider (MVS awareness) reads from guest storage, or else what the guest itself
+/// loaded with LPP (z/OS's dispatcher does, while the guest samples); and whether guest
+/// storage still describes the address space of those registers (always, without MVS
+/// awareness).
+pub fn program_parameter(st: &CpuState, view: &CpuView, prefix: u64, cr1: u64) -> (u64, bool) {
+    let (from_guest, current) = if st.schedule.host_mvs.load(Ordering::Relaxed) {
         match (PP_SOURCE.get(), HostStorage::current()) {
             (Some(f), Some(storage)) => f(&storage, view, prefix, cr1),
-            _ => 0,
+            _ => (0, true),
         }
     } else {
-        0
+        (0, true)
     };
-    let gpp = if from_guest != 0 {
-        from_guest
+    if from_guest != 0 {
+        (from_guest, current)
     } else {
-        st.program_parameter.get()
-    };
+        (st.program_parameter.get(), current)
+    }
+}
+
+/// Store one entry of the CPU `view` describes, with `unique` instructions at the sampling
+/// point and the guest program parameter `gpp`, into the CPU's block; a block that became
+/// full goes to the writer.
+pub fn store(st: &CpuState, view: &CpuView, unique: u8, gpp: u64) {
+    let s = &st.schedule;
+    let m = model::current();
     let diagnostic = s.host_diagnostic.load(Ordering::Relaxed);
     let full = st
         .run

@@ -60,6 +60,9 @@ pub struct SchedPrivate {
     pub remote_streak: AtomicU32,
     /// Samples taken from the sampler thread (`hcpumf status`).
     pub remote_samples: AtomicU64,
+    /// HIS-run samples left to the tick because the CPU switched address spaces between the
+    /// sampler's read of its registers and of its PSA (`host::remote`; `hcpumf status`).
+    pub space_switches: AtomicU64,
     /// Problem-state accounting points made from the sampler thread (`hcpumf status`).
     pub remote_accounting: AtomicU64,
     /// Accounting points put off because the sampler was held up on its way to them

@@ -59,7 +59,7 @@ pub fn tick(view: &CpuView, raw: RawCounts, prefix: u64, cr1: u64, timer_due: bo
 
     let stalls = [&s.guest, &s.host].map(|c| c.stalls.load(Ordering::Relaxed));
     guest_sample(st, view, now_ns);
-    run::sample(st, view, prefix, cr1, now_ns);
+    run::sample(st, view, prefix, cr1, now_ns, None);
     // A sample put off here waits for Hercules' count to move, not for the next instruction.
     for (c, before) in [&s.guest, &s.host].into_iter().zip(stalls) {
         if c.stalls.load(Ordering::Relaxed) != before {

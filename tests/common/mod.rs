@@ -313,6 +313,13 @@ impl Outcome {
         self.numbers_after("HHCMF021I", "samples taken without one ")
             .sum()
     }
+    /// HIS-run samples the sampler left to the tick because the CPU switched address spaces
+    /// between its reads of the registers and of the PSA, summed over every `hcpumf status`
+    /// line of the run ("left to it at an address-space switch N").
+    pub fn samples_left_at_space_switch(&self) -> u64 {
+        self.numbers_after("HHCMF021I", "address-space switch ")
+            .sum()
+    }
     /// What `hcpumf status` says of the sampler thread's cost (HHCMF022I): its CPU time
     /// in ms, and the samples it divides that by.
     pub fn sampler_cost(&self) -> Option<(u64, u64)> {

@@ -34,7 +34,7 @@ pub use walk::{walk, MapFilter};
 use crate::host::model;
 use crate::host::run::last_view;
 use crate::host::storage::HostStorage;
-use blocks::{ASCBASID, CVTSMCA, FLCCVT, PSAAOLD, PSATOLD, SMCASID};
+use blocks::{ASCBASID, ASCBSTOR, CVTSMCA, FLCCVT, PSAAOLD, PSATOLD, SMCASID};
 use hcpumf_arch::cpu::CpuView;
 use hcpumf_arch::storage::GuestStorage;
 use hcpumf_formats::map::{info_record, MapEntry, WIDE_LAYOUT};
@@ -53,10 +53,32 @@ pub fn program_parameter_in(space: &Space) -> u64 {
     (u64::from(tcb) << 32) | (u64::from(asid) << 16)
 }
 
-/// Program parameter for a HIS run's sample of the CPU `view` describes (prefix, CR1): the
-/// provider `host::run` calls (`mvs=yes`).
-pub fn program_parameter(storage: &dyn GuestStorage, view: &CpuView, prefix: u64, cr1: u64) -> u64 {
-    program_parameter_in(&Space::of(storage, view, prefix, cr1))
+/// Does the PSA describe the address space the CPU is in: is its current ASCB's ASCBSTOR the
+/// CR1 of `space` (MVS 3.8J's dispatcher loads CR1 from ASCBSTOR, IEAVEDS0)? A sample read
+/// from another thread takes the CPU's registers first and the PSA after: when the CPU
+/// switched address spaces in between, the PSA names the next one. Only S/370 DAT is
+/// checked (where MVS 3.8J runs); nothing to check without an ASCB.
+pub fn psa_describes_space(space: &Space) -> bool {
+    let Dat::S370 { cr1, .. } = space.dat else {
+        return true;
+    };
+    match space.real_u32(PSAAOLD).map(|a| u64::from(a & 0x7FFF_FFFF)) {
+        Some(ascb) if ascb != 0 => space.u32(ascb + ASCBSTOR).is_none_or(|s| s == cr1),
+        _ => true,
+    }
+}
+
+/// Program parameter for a HIS run's sample of the CPU `view` describes (prefix, CR1), and
+/// whether the PSA it comes from describes that CPU's address space
+/// ([`psa_describes_space`]): the provider `host::run` calls (`mvs=yes`).
+pub fn program_parameter(
+    storage: &dyn GuestStorage,
+    view: &CpuView,
+    prefix: u64,
+    cr1: u64,
+) -> (u64, bool) {
+    let space = Space::of(storage, view, prefix, cr1);
+    (program_parameter_in(&space), psa_describes_space(&space))
 }
 
 /// What the map of a run writes: IBM's `.MAP`, hcpumf's companion `.MAPX` (what IBM's layout

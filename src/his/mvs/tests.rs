@@ -5,6 +5,7 @@
 use super::blocks::*;
 use super::walk::MapFilter;
 use super::*;
+use hcpumf_arch::cpu::Arch;
 use hcpumf_arch::storage::{AbsAddr, MemStorage};
 
 fn put32(s: &MemStorage, a: u64, v: u32) {
@@ -347,6 +348,40 @@ fn program_parameter_names_task_and_address_space() {
         program_parameter_in(&s370(&s, 0)),
         (0x2_1100u64 << 32) | (1 << 16)
     );
+}
+
+#[test]
+fn the_psa_describes_the_space_only_when_its_ascb_has_the_cpus_segment_table() {
+    // PSAAOLD is JOBA's ASCB (ASCBSTOR = stor(0)). A CPU seen in JOBA agrees with the PSA; a
+    // CPU seen in JOBB (its registers read before its dispatcher switched to JOBA) does not,
+    // and the provider says so with the parameter it read.
+    let s = mvs(true);
+    assert!(psa_describes_space(&s370(&s, 0)));
+    assert!(!psa_describes_space(&s370(&s, 1)));
+    let view = CpuView {
+        arch: Arch::S370,
+        dat: true,
+        cr0: u64::from(CR0_4K_64K),
+        ..CpuView::default()
+    };
+    let gpp = (0x2_1100u64 << 32) | (1 << 16);
+    assert_eq!(
+        program_parameter(&s, &view, 0, u64::from(stor(0))),
+        (gpp, true)
+    );
+    assert_eq!(
+        program_parameter(&s, &view, 0, u64::from(stor(1))),
+        (gpp, false)
+    );
+    // No ASCB, nothing to disagree with; DAT off is never checked.
+    put32(&s, PSAAOLD, 0);
+    assert!(psa_describes_space(&s370(&s, 1)));
+    let real = Space {
+        storage: &s,
+        prefix: 0,
+        dat: Dat::Real,
+    };
+    assert!(psa_describes_space(&real));
 }
 
 #[test]
