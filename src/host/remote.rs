@@ -159,6 +159,7 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> bool {
         return false;
     };
     let points = st.meter.points();
+    let loads = st.program_parameter.changes();
     let mut p = hcpumf_peek::default();
     // The timer state (a read of Hercules' clock, under its TOD lock) only where a point can
     // use it.
@@ -174,6 +175,12 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> bool {
     let Some(_held) = st.exclusive.try_take() else {
         return false;
     };
+    // A LOAD PROGRAM PARAMETER between the peek and now (Linux's and z/OS's dispatchers load
+    // one at each switch): the entry would pair the registers from before it with the
+    // parameter from after it. The tick takes this sample.
+    if st.program_parameter.changes() != loads {
+        return false;
+    }
     // Again, now that the CPU's own thread cannot change it.
     let Some(due) = due_outside(st, cpu_ns) else {
         return false;

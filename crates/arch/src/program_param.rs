@@ -4,9 +4,11 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// The program-parameter register of one CPU.
+/// The program-parameter register of one CPU, and how many times it was loaded or cleared
+/// (a reader on another thread compares that count before and after it reads the CPU, to
+/// tell whether the register it pairs with the CPU's state is the one the CPU had then).
 #[derive(Debug, Default)]
-pub struct ProgramParameter(AtomicU64);
+pub struct ProgramParameter(AtomicU64, AtomicU64);
 
 impl ProgramParameter {
     /// A cleared register.
@@ -18,7 +20,12 @@ impl ProgramParameter {
     pub fn lpp(&self, value: u64, sampling_enabled: bool) {
         if sampling_enabled {
             self.0.store(value, Ordering::Relaxed);
+            self.1.fetch_add(1, Ordering::Release);
         }
+    }
+    /// How many times the register was loaded or cleared.
+    pub fn changes(&self) -> u64 {
+        self.1.load(Ordering::Acquire)
     }
     /// The register's contents.
     pub fn get(&self) -> u64 {
@@ -27,6 +34,7 @@ impl ProgramParameter {
     /// Initial CPU reset, clear reset.
     pub fn clear(&self) {
         self.0.store(0, Ordering::Relaxed);
+        self.1.fetch_add(1, Ordering::Release);
     }
 }
 
@@ -45,5 +53,7 @@ mod tests {
         assert_eq!(p.get(), 0x8000_0000_0000_00FF);
         p.clear();
         assert_eq!(p.get(), 0);
+        // The one load and the clear; the no-operations count nothing.
+        assert_eq!(p.changes(), 2);
     }
 }
