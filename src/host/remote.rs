@@ -175,9 +175,9 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> bool {
     let Some(_held) = st.exclusive.try_take() else {
         return false;
     };
-    // A LOAD PROGRAM PARAMETER between the peek and now (Linux's and z/OS's dispatchers load
-    // one at each switch): the entry would pair the registers from before it with the
-    // parameter from after it. The tick takes this sample.
+    // A LOAD PROGRAM PARAMETER between the peek and now (z/OS's dispatcher loads one for
+    // each work unit it dispatches; Linux keeps the task's pid there): the entry would pair
+    // the registers from before it with the parameter from after it. The tick takes it.
     if st.program_parameter.changes() != loads {
         return false;
     }
