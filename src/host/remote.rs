@@ -202,9 +202,9 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> bool {
             cr0: p.cr0,
             ..CpuView::default()
         };
-        match run::program_parameter(st, &regs, p.prefix, p.cr1) {
-            (gpp, true) => Some(gpp),
-            (_, false) => {
+        match run::program_parameter_checked(st, &regs, p.prefix, p.cr1) {
+            Some(gpp) => Some(gpp),
+            None => {
                 bump(&private.space_switches, 1);
                 return false;
             }
@@ -390,7 +390,7 @@ pub fn dedicated(h: &hcpumf_host, cpu: u16, st: &CpuState) -> bool {
         if !s.host.poll_wait(c, instructions) {
             break;
         }
-        let gpp = run::program_parameter(st, &view, w.prefix, w.cr1).0;
+        let gpp = run::program_parameter(st, &view, w.prefix, w.cr1);
         run::store(st, &view, 0, gpp);
     }
     reschedule_waiting(cpu, c, wall_ns());

@@ -23,10 +23,10 @@ pub struct Block {
 }
 
 /// The guest program parameter of a run's sample of the CPU `view` describes (prefix, CR1),
-/// read from guest storage (0 when it cannot tell), and whether the storage it was read
-/// from still describes the address space of those registers (false when the CPU has
-/// switched since they were read).
-pub type ProgramParameterSource = fn(&dyn GuestStorage, &CpuView, u64, u64) -> (u64, bool);
+/// read from guest storage (0 when it cannot tell), and, when the last argument asks for the
+/// check, whether the storage it was read from still describes the address space of those
+/// registers (false when the CPU has switched since they were read; true unchecked).
+pub type ProgramParameterSource = fn(&dyn GuestStorage, &CpuView, u64, u64, bool) -> (u64, bool);
 
 /// Where full blocks go while a run is attached.
 static SINK: Mutex<Option<mpsc::Sender<Block>>> = Mutex::new(None);
@@ -114,19 +114,44 @@ pub fn sample(st: &CpuState, view: &CpuView, prefix: u64, cr1: u64, now_ns: u64,
         return;
     };
     let unique = s.host.unique(stretch, model::current().cpu_speed);
-    let gpp = gpp.unwrap_or_else(|| program_parameter(st, view, prefix, cr1).0);
+    let gpp = gpp.unwrap_or_else(|| program_parameter(st, view, prefix, cr1));
     store(st, view, unique, gpp);
 }
 
 /// The guest program parameter of a sample of the CPU `view` describes (prefix, CR1): what
 /// the provider (MVS awareness) reads from guest storage, or else what the guest itself
-/// loaded with LPP (z/OS's dispatcher does, while the guest samples); and whether guest
-/// storage still describes the address space of those registers (always, without MVS
-/// awareness).
-pub fn program_parameter(st: &CpuState, view: &CpuView, prefix: u64, cr1: u64) -> (u64, bool) {
+/// loaded with LPP (z/OS's dispatcher does, while the guest samples). For the CPU's own
+/// thread (the tick) or a CPU that stands still, where registers and storage cannot move
+/// apart.
+pub fn program_parameter(st: &CpuState, view: &CpuView, prefix: u64, cr1: u64) -> u64 {
+    parameter_from(st, view, prefix, cr1, false).0
+}
+
+/// [`program_parameter`] for a sample taken from another thread while the CPU runs: None when
+/// guest storage no longer describes the address space of the registers read before it
+/// (the CPU switched in between; only MVS awareness can tell).
+pub fn program_parameter_checked(
+    st: &CpuState,
+    view: &CpuView,
+    prefix: u64,
+    cr1: u64,
+) -> Option<u64> {
+    match parameter_from(st, view, prefix, cr1, true) {
+        (gpp, true) => Some(gpp),
+        (_, false) => None,
+    }
+}
+
+fn parameter_from(
+    st: &CpuState,
+    view: &CpuView,
+    prefix: u64,
+    cr1: u64,
+    check: bool,
+) -> (u64, bool) {
     let (from_guest, current) = if st.schedule.host_mvs.load(Ordering::Relaxed) {
         match (PP_SOURCE.get(), HostStorage::current()) {
-            (Some(f), Some(storage)) => f(&storage, view, prefix, cr1),
+            (Some(f), Some(storage)) => f(&storage, view, prefix, cr1, check),
             _ => (0, true),
         }
     } else {

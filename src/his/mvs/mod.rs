@@ -68,17 +68,22 @@ pub fn psa_describes_space(space: &Space) -> bool {
     }
 }
 
-/// Program parameter for a HIS run's sample of the CPU `view` describes (prefix, CR1), and
-/// whether the PSA it comes from describes that CPU's address space
-/// ([`psa_describes_space`]): the provider `host::run` calls (`mvs=yes`).
+/// Program parameter for a HIS run's sample of the CPU `view` describes (prefix, CR1), and,
+/// with `check`, whether the PSA it comes from describes that CPU's address space
+/// ([`psa_describes_space`]; true unchecked): the provider `host::run` calls (`mvs=yes`).
+/// Only a sample taken from another thread asks for the check, which costs a storage read.
 pub fn program_parameter(
     storage: &dyn GuestStorage,
     view: &CpuView,
     prefix: u64,
     cr1: u64,
+    check: bool,
 ) -> (u64, bool) {
     let space = Space::of(storage, view, prefix, cr1);
-    (program_parameter_in(&space), psa_describes_space(&space))
+    (
+        program_parameter_in(&space),
+        !check || psa_describes_space(&space),
+    )
 }
 
 /// What the map of a run writes: IBM's `.MAP`, hcpumf's companion `.MAPX` (what IBM's layout

@@ -366,12 +366,17 @@ fn the_psa_describes_the_space_only_when_its_ascb_has_the_cpus_segment_table() {
     };
     let gpp = (0x2_1100u64 << 32) | (1 << 16);
     assert_eq!(
-        program_parameter(&s, &view, 0, u64::from(stor(0))),
+        program_parameter(&s, &view, 0, u64::from(stor(0)), true),
         (gpp, true)
     );
     assert_eq!(
-        program_parameter(&s, &view, 0, u64::from(stor(1))),
+        program_parameter(&s, &view, 0, u64::from(stor(1)), true),
         (gpp, false)
+    );
+    // Unasked (the CPU's own thread), the check is not made.
+    assert_eq!(
+        program_parameter(&s, &view, 0, u64::from(stor(1)), false),
+        (gpp, true)
     );
     // No ASCB, nothing to disagree with; DAT off is never checked.
     put32(&s, PSAAOLD, 0);
