@@ -200,6 +200,7 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> bool {
             arch: Arch::from_u32(u32::from(p.arch)),
             dat: p.dat != 0,
             cr0: p.cr0,
+            cr4: p.cr4,
             ..CpuView::default()
         };
         match run::program_parameter_checked(st, &regs, p.prefix, p.cr1) {

@@ -53,22 +53,31 @@ pub fn program_parameter_in(space: &Space) -> u64 {
     (u64::from(tcb) << 32) | (u64::from(asid) << 16)
 }
 
-/// Does the PSA describe the address space the CPU is in: is its current ASCB's ASCBSTOR the
-/// CR1 of `space` (MVS 3.8J's dispatcher loads CR1 from ASCBSTOR, IEAVEDS0)? A sample read
-/// from another thread takes the CPU's registers first and the PSA after: when the CPU
-/// switched address spaces in between, the PSA names the next one. Only S/370 DAT is
-/// checked (where MVS 3.8J runs); nothing to check without an ASCB.
-pub fn psa_describes_space(space: &Space) -> bool {
-    let Dat::S370 { cr1, .. } = space.dat else {
-        return true;
+/// Does the PSA describe the address space the CPU is in? A sample read from another thread
+/// takes the CPU's registers first and the PSA after: when the CPU switched address spaces in
+/// between, the PSA names the next one. Nothing to check without an ASCB (PSAAOLD) or DAT.
+/// - S/370 DAT (MVS 3.8J): the current ASCB's ASCBSTOR is the CPU's CR1, which MVS 3.8J's
+///   dispatcher loads from it (IEAVEDS0).
+/// - ESA/390 DAT: CR1 comes from the ASN-second-table entry, not from the ASCB, so the
+///   primary ASN is compared instead: CR4 bits 16-31 (`pasn`, read with the other
+///   registers), against the current ASCB's ASCBASID. A unit of work is dispatched with its
+///   home address space primary. In cross-memory mode (primary not home) they differ
+///   without a switch: such a sample is declined too, and the tick, on the CPU's own thread,
+///   takes it (slower, not wrong).
+pub fn psa_describes_space(space: &Space, pasn: u16) -> bool {
+    let ascb = match space.real_u32(PSAAOLD).map(|a| u64::from(a & 0x7FFF_FFFF)) {
+        Some(a) if a != 0 => a,
+        _ => return true,
     };
-    match space.real_u32(PSAAOLD).map(|a| u64::from(a & 0x7FFF_FFFF)) {
-        Some(ascb) if ascb != 0 => space.u32(ascb + ASCBSTOR).is_none_or(|s| s == cr1),
-        _ => true,
+    match space.dat {
+        Dat::S370 { cr1, .. } => space.u32(ascb + ASCBSTOR).is_none_or(|s| s == cr1),
+        Dat::Esa { .. } => space.u16(ascb + ASCBASID).is_none_or(|a| a == pasn),
+        Dat::Real => true,
     }
 }
 
-/// Program parameter for a HIS run's sample of the CPU `view` describes (prefix, CR1), and,
+/// Program parameter for a HIS run's sample of the CPU `view` describes (prefix, CR1, CR4),
+/// and,
 /// with `check`, whether the PSA it comes from describes that CPU's address space
 /// ([`psa_describes_space`]; true unchecked): the provider `host::run` calls (`mvs=yes`).
 /// Only a sample taken from another thread asks for the check, which costs a storage read.
@@ -80,9 +89,11 @@ pub fn program_parameter(
     check: bool,
 ) -> (u64, bool) {
     let space = Space::of(storage, view, prefix, cr1);
+    // The primary ASN: CR4 bits 16-31 in ESA/390 (bits 48-63 of the 64-bit register).
+    let pasn = (view.cr4 & 0xFFFF) as u16;
     (
         program_parameter_in(&space),
-        !check || psa_describes_space(&space),
+        !check || psa_describes_space(&space, pasn),
     )
 }
 

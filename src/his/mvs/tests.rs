@@ -356,8 +356,8 @@ fn the_psa_describes_the_space_only_when_its_ascb_has_the_cpus_segment_table() {
     // CPU seen in JOBB (its registers read before its dispatcher switched to JOBA) does not,
     // and the provider says so with the parameter it read.
     let s = mvs(true);
-    assert!(psa_describes_space(&s370(&s, 0)));
-    assert!(!psa_describes_space(&s370(&s, 1)));
+    assert!(psa_describes_space(&s370(&s, 0), 0));
+    assert!(!psa_describes_space(&s370(&s, 1), 0));
     let view = CpuView {
         arch: Arch::S370,
         dat: true,
@@ -380,13 +380,50 @@ fn the_psa_describes_the_space_only_when_its_ascb_has_the_cpus_segment_table() {
     );
     // No ASCB, nothing to disagree with; DAT off is never checked.
     put32(&s, PSAAOLD, 0);
-    assert!(psa_describes_space(&s370(&s, 1)));
+    assert!(psa_describes_space(&s370(&s, 1), 0));
     let real = Space {
         storage: &s,
         prefix: 0,
         dat: Dat::Real,
     };
-    assert!(psa_describes_space(&real));
+    assert!(psa_describes_space(&real, 0));
+}
+
+#[test]
+fn under_esa390_dat_the_psa_describes_the_space_whose_asid_is_primary() {
+    // ESA/390 loads CR1 from the ASN-second-table entry, not the ASCB: the check compares
+    // CR4's primary ASN with the current ASCB's ASCBASID. The first megabyte V=R: one
+    // segment-table entry (STD at 0xF0000, length 0: 16 entries) and a page table of 256
+    // entries at 0xF1000.
+    let s = mvs(false);
+    put32(&s, 0xF0000, 0xF1000 | 0xF);
+    for p in 1..16u32 {
+        put32(&s, 0xF0000 + 4 * u64::from(p), 0x20);
+    }
+    for p in 0..256u32 {
+        put32(&s, 0xF1000 + 4 * u64::from(p), p << 12);
+    }
+    let esa = Space {
+        storage: &s,
+        prefix: 0,
+        dat: Dat::Esa { cr1: 0xF0000 },
+    };
+    put32(&s, PSAAOLD, SPACES[1].2 as u32);
+    assert!(psa_describes_space(&esa, 3));
+    assert!(!psa_describes_space(&esa, 1));
+    // The provider reads the primary ASN from the view's CR4 (bits 48-63 of the register).
+    let view = CpuView {
+        arch: Arch::Esa390,
+        dat: true,
+        cr4: 0x0000_0000_0001_0001,
+        ..CpuView::default()
+    };
+    assert!(!program_parameter(&s, &view, 0, 0xF0000, true).1);
+    let view = CpuView { cr4: 3, ..view };
+    assert!(program_parameter(&s, &view, 0, 0xF0000, true).1);
+    // No ASCB: nothing to disagree with.
+    put32(&s, PSAAOLD, 0);
+    assert!(psa_describes_space(&esa, 1));
 }
 
 #[test]
