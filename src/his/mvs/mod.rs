@@ -77,8 +77,7 @@ pub fn psa_describes_space(space: &Space, pasn: u16) -> bool {
 }
 
 /// Program parameter for a HIS run's sample of the CPU `view` describes (prefix, CR1, CR4),
-/// and,
-/// with `check`, whether the PSA it comes from describes that CPU's address space
+/// and, with `check`, whether the PSA it comes from describes that CPU's address space
 /// ([`psa_describes_space`]; true unchecked): the provider `host::run` calls (`mvs=yes`).
 /// Only a sample taken from another thread asks for the check, which costs a storage read.
 pub fn program_parameter(
