@@ -203,13 +203,11 @@ pub fn sample(h: &hcpumf_host, cpu: u16, st: &CpuState, cpu_ns: u64) -> bool {
             cr4: p.cr4,
             ..CpuView::default()
         };
-        match run::program_parameter_checked(st, &regs, p.prefix, p.cr1) {
-            Some(gpp) => Some(gpp),
-            None => {
-                bump(&private.space_switches, 1);
-                return false;
-            }
-        }
+        let Some(gpp) = run::program_parameter_checked(st, &regs, p.prefix, p.cr1) else {
+            bump(&private.space_switches, 1);
+            return false;
+        };
+        Some(gpp)
     } else {
         None
     };

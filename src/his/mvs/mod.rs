@@ -39,18 +39,40 @@ use hcpumf_arch::cpu::CpuView;
 use hcpumf_arch::storage::GuestStorage;
 use hcpumf_formats::map::{info_record, MapEntry, WIDE_LAYOUT};
 
+/// What the PSA says is running: PSATOLD's TCB, PSAAOLD's ASCB (0: none) and that ASCB's
+/// ASCBASID (None when it cannot be read). Read once per sample, for the program parameter
+/// and the address-space check alike.
+struct Running {
+    tcb: u32,
+    ascb: u64,
+    asid: Option<u16>,
+}
+
+fn running(space: &Space) -> Running {
+    let tcb = space.real_u32(PSATOLD).unwrap_or(0) & 0x00FF_FFFF;
+    let ascb = u64::from(space.real_u32(PSAAOLD).unwrap_or(0) & 0x7FFF_FFFF);
+    let asid = if ascb == 0 {
+        None
+    } else {
+        space.u16(ascb + ASCBASID)
+    };
+    Running { tcb, ascb, asid }
+}
+
 /// The guest program parameter the z/OS dispatcher would load for the running work unit
 /// (z/OS "Sampling function output in a .SMP file"): bit 0 W = 0, bits 8-31 TCB address,
 /// bit 32 S = 0 (task mode), bits 33-47 home ASID, bits 48-63 task token (zero: MVS 3.8J
 /// has none). Zero when the PSA does not lead to a TCB and an ASCB.
 pub fn program_parameter_in(space: &Space) -> u64 {
-    let tcb = space.real_u32(PSATOLD).unwrap_or(0) & 0x00FF_FFFF;
-    let ascb = space.real_u32(PSAAOLD).unwrap_or(0) & 0x7FFF_FFFF;
-    if ascb == 0 {
+    parameter_of(&running(space))
+}
+
+fn parameter_of(r: &Running) -> u64 {
+    if r.ascb == 0 {
         return 0;
     }
-    let asid = space.u16(u64::from(ascb) + ASCBASID).unwrap_or(0) & 0x7FFF;
-    (u64::from(tcb) << 32) | (u64::from(asid) << 16)
+    let asid = r.asid.unwrap_or(0) & 0x7FFF;
+    (u64::from(r.tcb) << 32) | (u64::from(asid) << 16)
 }
 
 /// Does the PSA describe the address space the CPU is in? A sample read from another thread
@@ -65,13 +87,16 @@ pub fn program_parameter_in(space: &Space) -> u64 {
 ///   without a switch: such a sample is declined too, and the tick, on the CPU's own thread,
 ///   takes it (slower, not wrong).
 pub fn psa_describes_space(space: &Space, pasn: u16) -> bool {
-    let ascb = match space.real_u32(PSAAOLD).map(|a| u64::from(a & 0x7FFF_FFFF)) {
-        Some(a) if a != 0 => a,
-        _ => return true,
-    };
+    describes(space, &running(space), pasn)
+}
+
+fn describes(space: &Space, r: &Running, pasn: u16) -> bool {
+    if r.ascb == 0 {
+        return true;
+    }
     match space.dat {
-        Dat::S370 { cr1, .. } => space.u32(ascb + ASCBSTOR).is_none_or(|s| s == cr1),
-        Dat::Esa { .. } => space.u16(ascb + ASCBASID).is_none_or(|a| a == pasn),
+        Dat::S370 { cr1, .. } => space.u32(r.ascb + ASCBSTOR).is_none_or(|s| s == cr1),
+        Dat::Esa { .. } => r.asid.is_none_or(|a| a == pasn),
         Dat::Real => true,
     }
 }
@@ -79,7 +104,7 @@ pub fn psa_describes_space(space: &Space, pasn: u16) -> bool {
 /// Program parameter for a HIS run's sample of the CPU `view` describes (prefix, CR1, CR4),
 /// and, with `check`, whether the PSA it comes from describes that CPU's address space
 /// ([`psa_describes_space`]; true unchecked): the provider `host::run` calls (`mvs=yes`).
-/// Only a sample taken from another thread asks for the check, which costs a storage read.
+/// Only a sample taken from another thread asks for the check; it reads the PSA once for both.
 pub fn program_parameter(
     storage: &dyn GuestStorage,
     view: &CpuView,
@@ -88,12 +113,10 @@ pub fn program_parameter(
     check: bool,
 ) -> (u64, bool) {
     let space = Space::of(storage, view, prefix, cr1);
+    let r = running(&space);
     // The primary ASN: CR4 bits 16-31 in ESA/390 (bits 48-63 of the 64-bit register).
     let pasn = (view.cr4 & 0xFFFF) as u16;
-    (
-        program_parameter_in(&space),
-        !check || psa_describes_space(&space, pasn),
-    )
+    (parameter_of(&r), !check || describes(&space, &r, pasn))
 }
 
 /// What the map of a run writes: IBM's `.MAP`, hcpumf's companion `.MAPX` (what IBM's layout
