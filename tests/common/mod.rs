@@ -307,6 +307,12 @@ impl Outcome {
             .filter_map(|t| t.split(|c: char| !c.is_ascii_digit()).next())
             .filter_map(|n| n.parse::<u64>().ok())
     }
+    /// The intervals a HIS run's sampling clocks missed, all CPUs, as the last `hcpumf status`
+    /// says (HHCMF048I "N intervals missed"): stretches whose CPU time (and cycles) no sample
+    /// stands for.
+    pub fn his_intervals_missed(&self) -> Option<u64> {
+        self.numbers_after("HHCMF048I", " us at most; ").last()
+    }
     /// Samples the sampler thread took from outside the running CPUs, summed over every
     /// `hcpumf status` line of the run ("samples taken without one N").
     pub fn samples_taken_outside(&self) -> u64 {

@@ -24,6 +24,13 @@
 # program in a 50/30/20 split: for each it loads CR1 from the job's ASCBSTOR (purging the
 # TLB), sets PSATOLD (its job step TCB) and PSAAOLD (its ASCB) as MVS's dispatcher does, and
 # calls the program at X'20000'. Then a disabled wait with DAT still on.
+#
+# Around each call it reads its CPU's cycle and instruction counters (ECCTR, the basic
+# counter set enabled by its own LCCTL; S/370 needs the operator's `archs=all`) and adds
+# what the job used to the job's totals: the samples must fall in each job in proportion
+# to its cycles (SA23-2260: the sampling interval is in CPU cycles), whatever CPI the host
+# gives each job.
+#   0x3000 + 16*n (n = 0, 1, 2 for JOBA, JOBB, JOBC): cycles, instructions (doublewords)
         .include "s370.inc"
         .set ROUNDS, 3000
         mvc   0x10(4,%r0),cvt-0x1000(%r12)    # FLCCVT
@@ -31,22 +38,49 @@
         l     %r4,jobs-0x1000(%r12)
         lctl  %c1,%c1,0x2c(%r4)               # CR1: JOBA's segment table (its ASCBSTOR)
         ptlb
+        lcctl ctls-0x1000(%r12)               # the basic counter set: authorized, enabled
         lpsw  datpsw-0x1000(%r12)             # DAT on, on to `go`
 go:     l     %r7,rounds-0x1000(%r12)
 round:  la    %r2,jobs-0x1000(%r12)           # the job table: ASCB and count for each job
         la    %r3,3
+        lr    %r5,%r13                        # the jobs' totals
 job:    l     %r4,0(%r2)                      # the job's ASCB
         lctl  %c1,%c1,0x2c(%r4)               # CR1 = ASCBSTOR
         ptlb
         mvc   0x21c(4,%r0),tcb-0x1000(%r12)   # PSATOLD: its job step TCB
         st    %r4,0x224                       # PSAAOLD: its ASCB
         l     %r6,4(%r2)                      # BCT count of its share
+        la    %r8,0
+        ecctr %r9,%r8                         # cycles before (low word)
+        la    %r8,1
+        ecctr %r10,%r8                        # instructions before
         l     %r15,pgm-0x1000(%r12)
         balr  %r14,%r15                       # its program, at X'20000' in its own space
+        la    %r8,0
+        ecctr %r11,%r8                        # cycles after: the job's, modulo 2**32
+        sr    %r11,%r9
+        la    %r1,0(%r5)
+        bal   %r14,add-0x1000(%r12)
+        la    %r8,1
+        ecctr %r11,%r8                        # instructions after
+        sr    %r11,%r10
+        la    %r1,8(%r5)
+        bal   %r14,add-0x1000(%r12)
+        la    %r5,16(%r5)
         la    %r2,8(%r2)
         bct   %r3,job-0x1000(%r12)
         bct   %r7,round-0x1000(%r12)
         lpsw  waitdat-0x1000(%r12)
+add:    al    %r11,4(%r1)                     # the doubleword at R1 += R11
+        st    %r11,4(%r1)
+        bcr   12,%r14                         # no carry
+        l     %r0,0(%r1)
+        al    %r0,one-0x1000(%r12)
+        st    %r0,0(%r1)
+        br    %r14
+        .align 8
+ctls:   .long 0, 0x00020002                   # LCCTL: basic set authorized (A) and enabled (E)
+one:    .long 1
         .align 8
 datpsw: .long 0x04080000, go                  # EC mode, DAT on
 waitdat: .long 0x040a0000, 0                  # disabled wait, DAT on
