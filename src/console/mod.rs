@@ -303,7 +303,8 @@ fn status() {
         "HHCMF022I sampler thread: {sleeps} sleeps and {spins} short waits spun, \
          woken up to {} us late, a pass held up to {} us; \
          late or held more than {} ms: {} times, {} us in all; \
-         {} ms real-time, {} ms ordinary, {} holds, {} rescues by its guard; {}",
+         {} ms real-time, {} ms ordinary, {} holds, {} rescues by its guard ({} times late \
+         but not starved); {}",
         r.sampler_state.oversleep_max.load(Ordering::Relaxed) / 1000,
         r.sampler_state.pass_max.load(Ordering::Relaxed) / 1000,
         state::LATE_STEPS_US
@@ -322,6 +323,7 @@ fn status() {
         r.sampler_state.ordinary_ns.load(Ordering::Relaxed) / 1_000_000,
         r.sampler_state.holds.load(Ordering::Relaxed),
         r.sampler_state.rescues.load(Ordering::Relaxed),
+        r.sampler_state.guard_passes.load(Ordering::Relaxed),
         sampler_cost(
             thread_run_ns(r.sampler_state.tid.load(Ordering::Relaxed)),
             r.cpus.iter().map(|st| st.schedule.both(|c| &c.taken)).sum(),

@@ -10,8 +10,8 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 mod threads;
-pub use threads::set_affinity;
 use threads::{affinity, cpu_threads_rt_priority, ThreadStat};
+pub use threads::{runnable, set_affinity};
 
 /// Where and how the sampler thread runs. It keeps to the host cores no running CPU thread
 /// is on (looked up every REVIEW_MS), and to all of them when there is none: woken on a

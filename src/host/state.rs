@@ -120,6 +120,9 @@ pub struct SamplerState {
     pub rescue_priority: AtomicI32,
     pub rescued: AtomicBool,
     pub rescues: AtomicU64,
+    /// Times the guard found the sampler late but not starved (asleep past its wake-up, or
+    /// run as soon as the guard made way: the host held its core) and did not raise it.
+    pub guard_passes: AtomicU64,
     pub beat: AtomicU64,
     /// The core the guard keeps to (u32::MAX: any).
     pub guard_core: AtomicU32,

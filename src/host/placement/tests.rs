@@ -63,3 +63,32 @@ fn a_thread_real_time_priority_is_read_from_proc() {
         unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_OTHER, &param) };
     }
 }
+
+/// The guard tells a starved sampler (runnable, waiting for a core) from one the host woke
+/// late (asleep): a thread that runs is R, one parked is not.
+#[test]
+fn a_running_thread_is_runnable_and_a_parked_one_is_not() {
+    // SAFETY: gettid has no preconditions.
+    let me = unsafe { libc::gettid() } as u32;
+    assert_eq!(runnable(me), Some(true));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let t = std::thread::spawn(move || {
+        // SAFETY: as above.
+        let _ = tx.send(unsafe { libc::gettid() } as u32);
+        std::thread::park();
+    });
+    let tid = rx.recv().expect("tid");
+    // Parked within moments of sending; allow a loaded host a few looks.
+    let mut asleep = false;
+    for _ in 0..200 {
+        if runnable(tid) == Some(false) {
+            asleep = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    t.thread().unpark();
+    t.join().expect("join");
+    assert!(asleep, "a parked thread reads as asleep");
+    assert_eq!(runnable(u32::MAX), None, "no such thread");
+}

@@ -24,6 +24,16 @@ impl ThreadStat {
     }
 }
 
+/// Is thread `tid` of this process runnable (state R: running, or waiting for a core),
+/// rather than asleep? None when /proc cannot say.
+pub fn runnable(tid: u32) -> Option<bool> {
+    let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).ok()?;
+    // The state (field 3) follows the command name, which is in parentheses and may hold
+    // spaces and parentheses itself.
+    let state = stat[stat.rfind(')')? + 1..].split_whitespace().next()?;
+    Some(state == "R")
+}
+
 /// The highest real-time priority of the process's CPU threads (SDL Hyperion names them
 /// "Processor CPnn"), found before the sampler has seen a CPU run; where no thread has such
 /// a name, of every thread but the calling one (0: none is real-time, or /proc cannot be
