@@ -14,8 +14,7 @@
 //! made way, was held by the host, not starved: the guard lets it be (and wakes one
 //! asleep). `hcpumf status` counts both.
 
-use crate::host::deadline::wake_sampler;
-use crate::host::deadline::wall_ns;
+use crate::host::deadline::{wake_sampler, wall_ns};
 use crate::host::meter::bump;
 use crate::host::placement::{runnable, set_affinity};
 use crate::host::state::rt;
@@ -33,6 +32,8 @@ const GUARD_PERIOD: Duration = Duration::from_millis(20);
 /// A sampler this late (past the later of its last wake-up and the wake-up it asked for) is
 /// starved, if it has still not run when the guard has made way for CONFIRM.
 const STARVED_NS: u64 = 2_000_000;
+/// How long the guard makes way for a late sampler before it raises it: a sampler waiting
+/// only for its core to come back from the host runs within it.
 const CONFIRM: Duration = Duration::from_micros(300);
 
 /// Start the guard thread (with the sampler).
