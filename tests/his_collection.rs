@@ -698,7 +698,7 @@ fn three_s370_address_spaces_are_mapped_and_their_samples_attributed() {
     // job in proportion to the cycles its CPU counted for it (the guest's ECCTRs): the
     // sampling interval is in cycles (SA23-2260, "Sampling Interval Register"). The cycles
     // follow the instructions only while the host gives each job the same CPI; in one CI run
-    // it gave JOBA 55 and the others 40 and 38, and JOBA's 60% of the samples was right.
+    // it gave JOBA 55 and the others 40 and 38, and JOBA got 60% of the samples.
     let out_dir = scratch("his-s370-3as");
     let cfg = Config {
         archmode: "S/370",
@@ -829,7 +829,7 @@ fn three_s370_address_spaces_are_mapped_and_their_samples_attributed() {
     // 30,000 and 20,000 BCTs, and the 14-18 instructions around them between its ECCTRs).
     // Hercules 3.13 counts its run loop's instructions twelve at a time (cpu.c: `instcount
     // += 12` after the sixth of twelve), so a call, which breaks that loop at its branches
-    // to and from the program's page, counts some more or fewer (30 on 3.13, 14 on Hyperion).
+    // to and from the program's page, counts some more or fewer (26-30 on 3.13, 14 on Hyperion).
     let counted = |n: u64, k: u64| out.u64(0x3000 + 16 * n + 8 * k);
     let cycles: u64 = (0..3).map(|n| counted(n, 0)).sum();
     // Intervals the run missed (the host held the CPU's thread longer than the clock catches

@@ -307,7 +307,7 @@ impl Outcome {
             .filter_map(|t| t.split(|c: char| !c.is_ascii_digit()).next())
             .filter_map(|n| n.parse::<u64>().ok())
     }
-    /// The intervals a HIS run's sampling clocks missed, all CPUs, as the last `hcpumf status`
+    /// The intervals a HIS run's sampling clocks missed, all CPUs, as the last `hcpumf his status`
     /// says (HHCMF048I "N intervals missed"): stretches whose CPU time (and cycles) no sample
     /// stands for.
     pub fn his_intervals_missed(&self) -> Option<u64> {

@@ -4,6 +4,8 @@
 /// What the sampler reads of a thread of this process (its /proc stat line).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct ThreadStat {
+    /// Runnable (state R, field 3: running, or waiting for a core) rather than asleep.
+    pub(super) runnable: bool,
     /// The core it last ran on (field 39).
     pub(super) core: Option<usize>,
     /// Its real-time priority (field 40), 0 for an ordinary thread.
@@ -16,22 +18,25 @@ impl ThreadStat {
             return None;
         }
         let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).ok()?;
-        // The command name (field 2) is in parentheses and may hold spaces: count after it.
-        let mut rest = stat[stat.rfind(')')? + 1..].split_whitespace().skip(36);
+        // The command name (field 2) is in parentheses and may hold spaces and parentheses
+        // itself: count after the last one.
+        let mut rest = stat[stat.rfind(')')? + 1..].split_whitespace();
+        let runnable = rest.next()? == "R";
+        let mut rest = rest.skip(35);
         let core = rest.next().and_then(|f| f.parse().ok());
         let rt_priority = rest.next().and_then(|f| f.parse().ok()).unwrap_or(0);
-        Some(ThreadStat { core, rt_priority })
+        Some(ThreadStat {
+            runnable,
+            core,
+            rt_priority,
+        })
     }
 }
 
-/// Is thread `tid` of this process runnable (state R: running, or waiting for a core),
-/// rather than asleep? None when /proc cannot say.
+/// Is thread `tid` of this process runnable (running, or waiting for a core), rather than
+/// asleep? None when /proc cannot say.
 pub fn runnable(tid: u32) -> Option<bool> {
-    let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).ok()?;
-    // The state (field 3) follows the command name, which is in parentheses and may hold
-    // spaces and parentheses itself.
-    let state = stat[stat.rfind(')')? + 1..].split_whitespace().next()?;
-    Some(state == "R")
+    ThreadStat::of(tid).map(|t| t.runnable)
 }
 
 /// The highest real-time priority of the process's CPU threads (SDL Hyperion names them
