@@ -7,7 +7,10 @@
 # the host's cores, as 4 guest CPUs on 2 cores) spin, and a thread that wakes at 13,333/s and
 # does nothing (ordinary, then real-time), or a timer signal to each spinning thread, costs
 # their work per CPU-second what the output says: the least any sampler that wakes once per
-# interval can cost them.
+# interval can cost them (the real-time figure; "sleeps/s" says how often the waker really
+# slept, which an ordinary one put off by the busy threads does far less than it should).
+# As root, "rr" makes the busy threads SCHED_RR and the waker SCHED_FIFO above them, as SDL
+# Hyperion's CPU threads and the plugin's sampler are when they fill the cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
