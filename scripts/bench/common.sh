@@ -145,7 +145,10 @@ run_guest() {
     echo "000E 1403 $d/print.txt"
     [ "$plugin" = 1 ] && echo "ldmod $so"
   } > "$d/h.cnf"
-  { printf 'r 3000.%x\n' $((ncpu > 4 ? ncpu * 0x40 : 0x100)); echo "sh sh $work/schedstat.sh"
+  { printf 'r 3000.%x\n' $((ncpu > 4 ? ncpu * 0x40 : 0x100))
+    # mipsab's phase records (scripts/bench-ab.sh)
+    [ "$guest" != mipsab ] || for ((a = 0x8000; a < 0x9400; a += 0x100)); do printf 'r %x.100\n' $a; done
+    echo "sh sh $work/schedstat.sh"
     [ "$plugin" = 1 ] && echo "hcpumf status"
     echo "quit"; } > "$d/check.rc"
   {

@@ -9,9 +9,12 @@
 # Results: 0x3000 A iterations, 0x3008 A TOD units, 0x3010 B iterations, 0x3018 B TOD
 # units, 0x3020 cc of the last LSCTL, 0x3028 phases, 0x3030 A cycles, 0x3038 B cycles (the
 # basic counter set's cycle count: the CPU thread's host CPU time, read with ECCTR at each
-# phase's ends). Mode at 0x3F00, the sum of: 2 the B phases sample as above (else they are
-# inactive too), 1 the basic counter set counts (else the cycle figures stay 0), 4 all
-# counter sets are active in the B phases and only enabled in the A phases (not with 1).
+# phase's ends); each of the first 160 phases' iterations, TOD units and cycles (A phases
+# even, B odd) at 0x8000 + 32 * phase, for the median of the phase pairs' ratios, which a
+# host's stop of the CPU thread in one phase of a pair does not move. Mode at 0x3F00, the
+# sum of: 2 the B phases sample as above (else they are inactive too), 1 the basic counter
+# set counts (else the cycle figures stay 0), 4 all counter sets are active in the B phases
+# and only enabled in the A phases (not with 1).
         .include "lowcore.inc"
         .include "loop.inc"
 start:  lghi  %r13,0x3000
@@ -57,7 +60,15 @@ pl:     lsctl req-0x1000(%r12)
         BATCHES_FOR 0x50(%r13), 0x58(%r13), plen-0x1000(%r12)
         ecctr %r5,%r4
         sg    %r5,0x60(%r13)
-        sllg  %r2,%r11,3                      # its cycles to A or B
+        lg    %r2,0x28(%r13)                  # this phase's record, for the first 160
+        clgfi %r2,160
+        jnl   norec
+        sllg  %r2,%r2,5
+        agfi  %r2,0x8000
+        stg   %r9,0(%r2)                      # its iterations, TOD units, cycles
+        stg   %r1,8(%r2)
+        stg   %r5,16(%r2)
+norec:  sllg  %r2,%r11,3                      # its cycles to A or B
         la    %r2,0(%r2,%r13)
         ag    %r5,0x30(%r2)
         stg   %r5,0x30(%r2)
