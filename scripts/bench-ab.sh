@@ -50,7 +50,8 @@ pair_medians() {
     echo $((16#$1)) $((16#$2))
   done | awk 'BEGIN {n = 0} NR % 2 == 1 {it[n] = $1; tod[n] = $2; next} {cyc[n++] = $1}
     function med(v, k,   i, j, t) {
-      for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j-1] > v[j]; j--) {t = v[j]; v[j] = v[j-1]; v[j-1] = t}
+      for (i = 2; i <= k; i++)
+        for (j = i; j > 1 && v[j-1] > v[j]; j--) {t = v[j]; v[j] = v[j-1]; v[j-1] = t}
       return k % 2 ? v[(k+1)/2] : (v[k/2] + v[k/2+1]) / 2 }
     END {
       for (p = 0; 2 * p + 1 < n; p++) {
@@ -59,7 +60,8 @@ pair_medians() {
         rt[++kt] = (it[b] / tod[b]) / (it[a] / tod[a])
         if (cyc[a] > 0 && cyc[b] > 0) rc[++kc] = (it[b] / cyc[b]) / (it[a] / cyc[a])
       }
-      printf "%s %s\n", kt ? sprintf("%.5f", med(rt, kt)) : "-", kc == kt && kc ? sprintf("%.5f", med(rc, kc)) : "-"
+      printf "%s %s\n", kt ? sprintf("%.5f", med(rt, kt)) : "-",
+        kc == kt && kc ? sprintf("%.5f", med(rc, kc)) : "-"
     }'
 }
 

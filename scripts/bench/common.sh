@@ -147,7 +147,8 @@ run_guest() {
   } > "$d/h.cnf"
   { printf 'r 3000.%x\n' $((ncpu > 4 ? ncpu * 0x40 : 0x100))
     # mipsab's phase records (scripts/bench-ab.sh)
-    [ "$guest" != mipsab ] || for ((a = 0x8000; a < 0x9400; a += 0x100)); do printf 'r %x.100\n' $a; done
+    [ "$guest" != mipsab ] ||
+      for ((a = 0x8000; a < 0x9400; a += 0x100)); do printf 'r %x.100\n' $a; done
     echo "sh sh $work/schedstat.sh"
     [ "$plugin" = 1 ] && echo "hcpumf status"
     echo "quit"; } > "$d/check.rc"
